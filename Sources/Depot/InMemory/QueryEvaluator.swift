@@ -1,0 +1,156 @@
+/// Evaluates query trees over rows of stored values, with SQL semantics: what the in-memory store
+/// runs where SQL stores run SQL.
+package struct QueryEvaluator: Sendable {
+    package typealias Condition = @Sendable ([StoredValue]) -> Bool?
+
+    let table: TableDescription
+
+    package init(table: TableDescription) { self.table = table }
+
+    private func index(_ column: String) throws -> Int {
+        guard let index = table.columnIndex(column) else {
+            throw DepotError(
+                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
+                table: table.name, column: column)
+        }
+        return index
+    }
+
+    /// Compiles `node` once into a closure evaluated per row (three-valued: `nil` is unknown).
+    package func condition(_ node: PredicateNode) throws -> Condition {
+        switch node {
+        case .constant(let value):
+            return { _ in value }
+        case .compare(let column, let op, let value):
+            let index = try index(column)
+            return { row in StoredValue.sqlCompare(row[index], op, value) }
+        case .isNull(let column):
+            let index = try index(column)
+            return { row in row[index].isNull }
+        case .isNotNull(let column):
+            let index = try index(column)
+            return { row in !row[index].isNull }
+        case .isIn(let column, let values):
+            let index = try index(column)
+            let hasNull = values.contains { $0.isNull }
+            return { row in
+                let value = row[index]
+                if value.isNull { return nil }
+                if values.contains(where: { StoredValue.sqlCompare(value, .equal, $0) == true }) { return true }
+                return hasNull ? nil : false
+            }
+        case .text(let column, let op, let needle, let caseInsensitive):
+            let index = try index(column)
+            let pin = caseInsensitive ? TextFolding.fold(needle) : needle
+            return { row in
+                guard case .text(let raw) = row[index] else { return row[index].isNull ? nil : false }
+                let text = caseInsensitive ? TextFolding.fold(raw) : raw
+                switch op {
+                case .contains: return TextFolding.containsBytes(text, pin)
+                case .hasPrefix: return TextFolding.hasPrefixBytes(text, pin)
+                case .hasSuffix: return TextFolding.hasSuffixBytes(text, pin)
+                }
+            }
+        case .and(let nodes):
+            let parts = try nodes.map(condition)
+            return { row in
+                var result: Bool? = true
+                for part in parts {
+                    switch part(row) {
+                    case false?: return false
+                    case nil: result = nil
+                    case true?: break
+                    }
+                }
+                return result
+            }
+        case .or(let nodes):
+            let parts = try nodes.map(condition)
+            return { row in
+                var result: Bool? = false
+                for part in parts {
+                    switch part(row) {
+                    case true?: return true
+                    case nil: result = nil
+                    case false?: break
+                    }
+                }
+                return result
+            }
+        case .not(let inner):
+            let part = try condition(inner)
+            return { row in part(row).map { !$0 } }
+        }
+    }
+
+    /// Compiles the order into a "sorts before" function; NULL is smallest, distance NULLs last.
+    package func areInIncreasingOrder(_ terms: [OrderTerm]) throws -> @Sendable ([StoredValue], [StoredValue]) -> Bool {
+        typealias Compare = @Sendable ([StoredValue], [StoredValue]) -> Int
+        let comparators: [Compare] = try terms.map { term -> Compare in
+            switch term {
+            case .column(let name, let descending):
+                let index = try index(name)
+                return { a, b in
+                    let order: Int
+                    switch (a[index].isNull, b[index].isNull) {
+                    case (true, true): order = 0
+                    case (true, false): order = -1
+                    case (false, true): order = 1
+                    case (false, false): order = StoredValue.sqlOrder(a[index], b[index])
+                    }
+                    return descending ? -order : order
+                }
+            case .distance(let latitudeName, let longitudeName, let point):
+                let latitude = try index(latitudeName)
+                let longitude = try index(longitudeName)
+                @Sendable func distance(_ row: [StoredValue]) -> Double? {
+                    guard let lat = row[latitude].doubleValue, let lon = row[longitude].doubleValue else { return nil }
+                    return GeoDistance.haversineKilometers(
+                        latitude1: point.latitude, longitude1: point.longitude, latitude2: lat, longitude2: lon)
+                }
+                return { a, b in
+                    switch (distance(a), distance(b)) {
+                    case (nil, nil): return 0
+                    case (nil, _): return 1
+                    case (_, nil): return -1
+                    case (let x?, let y?): return x < y ? -1 : (x == y ? 0 : 1)
+                    }
+                }
+            }
+        }
+        return { a, b in
+            for comparator in comparators {
+                let order = comparator(a, b)
+                if order != 0 { return order < 0 }
+            }
+            return false
+        }
+    }
+
+    /// Runs `query` over `rows`: filter, sort, offset, limit.
+    package func run(_ query: SelectQuery, over rows: some Sequence<[StoredValue]>) throws -> [[StoredValue]] {
+        var matched: [[StoredValue]]
+        if let predicate = query.predicate {
+            let condition = try condition(predicate)
+            matched = rows.filter { condition($0) == true }
+        } else {
+            matched = Array(rows)
+        }
+        let before = try areInIncreasingOrder(query.ordering)
+        matched.sort(by: before)
+        let start = min(query.offset ?? 0, matched.count)
+        let end = query.limit.map { min(start + $0, matched.count) } ?? matched.count
+        return Array(matched[start..<end])
+    }
+}
+
+extension StoredValue {
+    /// The value as a Double, for numeric columns; `nil` for NULL and non-numbers.
+    package var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+}

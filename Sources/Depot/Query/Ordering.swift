@@ -1,0 +1,58 @@
+/// One term of a result order, typed by entity.
+///
+/// ```swift
+/// let list = try await airports.fetch(orderBy: [.descending(\.elevation), .ascending(\.name)])
+/// // SQL: ORDER BY "elevation" DESC, "name", "icao"
+/// let nearest = try await airports.fetch(
+///     orderBy: [.nearest(to: Coordinate(latitude: 60.19, longitude: 11.10),
+///                        latitude: \.latitude, longitude: \.longitude)],
+///     limit: 5)
+/// ```
+///
+/// NULL sorts before every value (first when ascending, last when descending), on every store.
+/// Results always end with the primary key as a tie-breaker, so every order is total and the
+/// same on every store (with `limit` and `offset` too).
+public struct Ordering<Root: Entity>: Sendable {
+    /// The untyped term stores evaluate.
+    public let term: OrderTerm
+
+    /// Wraps an untyped term; prefer the static builders.
+    public init(_ term: OrderTerm) { self.term = term }
+
+    /// Smallest first; NULL first.
+    public static func ascending(_ keyPath: KeyPath<Root, some StorableValue>) -> Ordering {
+        Ordering(.column(Root.schema.columnName(keyPath), descending: false))
+    }
+
+    /// Largest first; NULL last.
+    public static func descending(_ keyPath: KeyPath<Root, some StorableValue>) -> Ordering {
+        Ordering(.column(Root.schema.columnName(keyPath), descending: true))
+    }
+
+    /// Nearest to `point` first, by great-circle (haversine) distance over two columns holding
+    /// degrees; rows without coordinates come last. See ``GeoDistance``.
+    public static func nearest<Latitude: StorableValue, Longitude: StorableValue>(
+        to point: Coordinate, latitude: KeyPath<Root, Latitude>, longitude: KeyPath<Root, Longitude>
+    ) -> Ordering {
+        Ordering(
+            .distance(
+                latitudeColumn: Root.schema.columnName(latitude),
+                longitudeColumn: Root.schema.columnName(longitude), from: point))
+    }
+}
+
+/// An order term as stores see it.
+public enum OrderTerm: Sendable, Hashable {
+    /// By a column's value; NULL is smallest.
+    case column(String, descending: Bool)
+    /// By haversine distance from a point, nearest first; NULL coordinates last.
+    case distance(latitudeColumn: String, longitudeColumn: String, from: Coordinate)
+
+    /// The column names this term reads.
+    public var columns: [String] {
+        switch self {
+        case .column(let name, _): [name]
+        case .distance(let latitude, let longitude, _): [latitude, longitude]
+        }
+    }
+}

@@ -1,0 +1,176 @@
+/// A typed condition on an entity's columns, evaluated inside the store.
+///
+/// Build predicates from key paths and operators; combine them with `&&`, `||` and `!`:
+///
+/// ```swift
+/// let high = try await airports.fetch(where: \.country == "NO" && \.elevation > 500)
+/// // SQL: WHERE ("country" = ?) AND ("elevation" > ?)
+/// let named = try await airports.fetch(where: .contains(\.name, "são", .caseInsensitive))
+/// let nordic = try await airports.fetch(where: .in(\.country, ["NO", "SE", "DK"]))
+/// let coded = try await airports.count(where: \.iata != nil)
+/// ```
+///
+/// NULL follows SQL: `\.iata == "OSL"` is unknown (not matched) for a row whose `iata` is NULL,
+/// and so is `\.iata != "OSL"`; test NULL with `== nil` / `!= nil`.
+/// Text compares byte-wise (UTF-8 order) unless a case-insensitive operator is asked for.
+///
+/// A predicate over one entity cannot be passed where another's is expected: it does not compile.
+public struct Predicate<Root: Entity>: Sendable {
+    /// The untyped tree stores evaluate.
+    public let node: PredicateNode
+
+    /// Wraps an untyped tree; prefer the operators.
+    public init(_ node: PredicateNode) { self.node = node }
+
+    /// Matches every row.
+    public static var all: Predicate { Predicate(.constant(true)) }
+    /// Matches no row.
+    public static var nothing: Predicate { Predicate(.constant(false)) }
+
+    static func column(_ keyPath: AnyKeyPath) -> String { Root.schema.columnName(keyPath) }
+
+    /// Rows whose column holds one of `values` (`IN`). An empty collection matches nothing.
+    public static func `in`<Value: StorableValue>(
+        _ keyPath: KeyPath<Root, Value>, _ values: some Sequence<Value>
+    ) -> Predicate {
+        Predicate(.isIn(column: column(keyPath), values.map(\.storedValue)))
+    }
+
+    /// Rows whose optional column holds one of `values` (`IN`). NULL never matches.
+    public static func `in`<Value: StorableValue>(
+        _ keyPath: KeyPath<Root, Value?>, _ values: some Sequence<Value>
+    ) -> Predicate {
+        Predicate(.isIn(column: column(keyPath), values.map(\.storedValue)))
+    }
+
+    /// Rows whose text column contains `needle`.
+    public static func contains(
+        _ keyPath: KeyPath<Root, some StorableTextValue>, _ needle: String,
+        _ matching: TextMatching = .caseSensitive
+    ) -> Predicate {
+        Predicate(.text(column: column(keyPath), .contains, needle, caseInsensitive: matching == .caseInsensitive))
+    }
+
+    /// Rows whose text column starts with `prefix`.
+    public static func hasPrefix(
+        _ keyPath: KeyPath<Root, some StorableTextValue>, _ prefix: String,
+        _ matching: TextMatching = .caseSensitive
+    ) -> Predicate {
+        Predicate(.text(column: column(keyPath), .hasPrefix, prefix, caseInsensitive: matching == .caseInsensitive))
+    }
+
+    /// Rows whose text column ends with `suffix`.
+    public static func hasSuffix(
+        _ keyPath: KeyPath<Root, some StorableTextValue>, _ suffix: String,
+        _ matching: TextMatching = .caseSensitive
+    ) -> Predicate {
+        Predicate(.text(column: column(keyPath), .hasSuffix, suffix, caseInsensitive: matching == .caseInsensitive))
+    }
+
+    /// Both conditions hold.
+    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs.node, rhs.node) {
+        case (.and(let left), .and(let right)): Predicate(.and(left + right))
+        case (.and(let left), let right): Predicate(.and(left + [right]))
+        default: Predicate(.and([lhs.node, rhs.node]))
+        }
+    }
+
+    /// Either condition holds.
+    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs.node, rhs.node) {
+        case (.or(let left), .or(let right)): Predicate(.or(left + right))
+        case (.or(let left), let right): Predicate(.or(left + [right]))
+        default: Predicate(.or([lhs.node, rhs.node]))
+        }
+    }
+
+    /// The condition does not hold (unknown stays unknown).
+    public static prefix func ! (predicate: Predicate) -> Predicate {
+        Predicate(.not(predicate.node))
+    }
+}
+
+/// Text attributes: `String`, `String?`, and types stored as text (text operators apply to them).
+public protocol StorableTextValue: StorableValue {}
+extension String: StorableTextValue {}
+extension Optional: StorableTextValue where Wrapped: StorableTextValue {}
+
+// MARK: - Comparison operators
+
+private func compare<Root: Entity, Value: StorableValue>(
+    _ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: StoredValue
+) -> Predicate<Root> {
+    Predicate(.compare(column: Root.schema.columnName(keyPath), op, value))
+}
+
+/// Rows whose column equals `value`. Comparing with a nil optional tests `IS NULL`.
+public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    let stored = rhs.storedValue
+    if stored.isNull { return Predicate(.isNull(column: Root.schema.columnName(lhs))) }
+    return compare(lhs, .equal, stored)
+}
+
+/// Rows whose column differs from `value` (NULL rows are unknown, so not matched).
+/// Comparing with a nil optional tests `IS NOT NULL`.
+public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    let stored = rhs.storedValue
+    if stored.isNull { return Predicate(.isNotNull(column: Root.schema.columnName(lhs))) }
+    return compare(lhs, .notEqual, stored)
+}
+
+/// Rows whose optional column equals `value`.
+public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .equal, rhs.storedValue)
+}
+
+/// Rows whose optional column holds a value different from `value`.
+public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .notEqual, rhs.storedValue)
+}
+
+/// Rows whose optional column is NULL.
+public func == <Root: Entity, Value: StorableValue>(
+    lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
+) -> Predicate<Root> {
+    Predicate(.isNull(column: Root.schema.columnName(lhs)))
+}
+
+/// Rows whose optional column is not NULL.
+public func != <Root: Entity, Value: StorableValue>(
+    lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
+) -> Predicate<Root> {
+    Predicate(.isNotNull(column: Root.schema.columnName(lhs)))
+}
+
+public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .less, rhs.storedValue)
+}
+
+public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .lessOrEqual, rhs.storedValue)
+}
+
+public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .greater, rhs.storedValue)
+}
+
+public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .greaterOrEqual, rhs.storedValue)
+}
+
+public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .less, rhs.storedValue)
+}
+
+public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .lessOrEqual, rhs.storedValue)
+}
+
+public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .greater, rhs.storedValue)
+}
+
+public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+    compare(lhs, .greaterOrEqual, rhs.storedValue)
+}

@@ -1,0 +1,143 @@
+extension Repository {
+    /// Stores new entities; fails if any key is already stored or appears twice in `entities`,
+    /// and then writes none of them.
+    ///
+    /// ```swift
+    /// try await airports.insert([oslo, bergen])
+    /// // SQL: INSERT INTO "airports" ("icao", …) VALUES (?, …)   -- one prepared statement, reused
+    /// ```
+    public func insert(_ entities: some Sequence<Root>) async throws {
+        let batch = try batch(of: entities, duplicates: .reject)
+        guard batch.count > 0 else { return }
+        let table = try checkedSchema().table
+        try await context.atomically { writer in try await writer.write(batch, into: table, mode: .insert) }
+    }
+
+    /// Stores a new entity; fails if its key is already stored.
+    public func insert(_ entity: Root) async throws {
+        try await insert(CollectionOfOne(entity))
+    }
+
+    /// Inserts entities or replaces the stored ones with the same primary key.
+    ///
+    /// When a key appears more than once in `entities`, the last one wins.
+    ///
+    /// ```swift
+    /// try await airports.upsert(list)
+    /// // SQLite: INSERT INTO "airports" (…) VALUES (…) ON CONFLICT ("icao") DO UPDATE SET "name" = excluded."name", …
+    /// ```
+    public func upsert(_ entities: some Sequence<Root>) async throws {
+        let batch = try batch(of: entities, duplicates: .keepLast)
+        guard batch.count > 0 else { return }
+        let table = try checkedSchema().table
+        try await context.atomically { writer in try await writer.write(batch, into: table, mode: .upsert) }
+    }
+
+    /// Inserts `entity` or replaces the stored one with the same primary key.
+    public func upsert(_ entity: Root) async throws {
+        try await upsert(CollectionOfOne(entity))
+    }
+
+    /// Removes the entities matching `predicate`; returns how many were removed.
+    ///
+    /// ```swift
+    /// let removed = try await airports.remove(where: \.elevation < -100)
+    /// // SQL: DELETE FROM "airports" WHERE "elevation" < ?
+    /// ```
+    @discardableResult
+    public func remove(where predicate: Predicate<Root>) async throws -> Int {
+        let table = try checkedSchema().table
+        let node = predicate.node
+        return try await context.atomically { writer in try await writer.delete(from: table, where: node) }
+    }
+
+    /// Removes the entity with primary key `key`; returns whether one was stored.
+    @discardableResult
+    public func remove<Key: StorableValue>(_ key: Key) async throws -> Bool {
+        try await remove(keyValues: [key.storedValue])
+    }
+
+    /// Removes the entity with the two-column primary key (`first`, `second`).
+    @discardableResult
+    public func remove<First: StorableValue, Second: StorableValue>(_ first: First, _ second: Second) async throws
+        -> Bool
+    {
+        try await remove(keyValues: [first.storedValue, second.storedValue])
+    }
+
+    func remove(keyValues: [StoredValue]) async throws -> Bool {
+        let table = try checkedSchema().table
+        let node = try keyPredicate(keyValues)
+        return try await context.atomically { writer in try await writer.delete(from: table, where: node) } > 0
+    }
+
+    /// Removes every entity; returns how many were removed.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        let table = try checkedSchema().table
+        return try await context.atomically { writer in try await writer.delete(from: table, where: nil) }
+    }
+
+    /// Removes the entities matching `predicate` and stores `entities`, in one transaction.
+    ///
+    /// What the seed repositories call "clear before saving": readers see the old set or the
+    /// new one, never a mix. Stored entities outside `predicate` whose key is in `entities` are
+    /// replaced too (the new set is upserted).
+    ///
+    /// ```swift
+    /// try await airports.replace(where: \.country == "NO", with: fresh)
+    /// ```
+    public func replace(where predicate: Predicate<Root>, with entities: some Sequence<Root>) async throws {
+        let batch = try batch(of: entities, duplicates: .keepLast)
+        let table = try checkedSchema().table
+        let node = predicate.node
+        try await context.atomically { writer in
+            _ = try await writer.delete(from: table, where: node)
+            if batch.count > 0 { try await writer.write(batch, into: table, mode: .upsert) }
+        }
+    }
+
+    enum DuplicateKeys { case reject, keepLast }
+
+    /// Encodes entities into a row batch, handling keys that appear twice.
+    func batch(of entities: some Sequence<Root>, duplicates: DuplicateKeys) throws -> RowBatch {
+        let schema = try checkedSchema()
+        var values: [StoredValue] = []
+        values.reserveCapacity(entities.underestimatedCount * schema.columns.count)
+        for entity in entities { schema.appendValues(of: entity, to: &values) }
+        var batch = RowBatch(columns: schema.columns.map(\.name), values: values)
+        try Self.deduplicate(&batch, keyIndices: schema.primaryKeyIndices, table: schema.tableName, duplicates)
+        return batch
+    }
+
+    /// Drops earlier rows whose key appears again later (or throws, when rejecting duplicates).
+    static func deduplicate(
+        _ batch: inout RowBatch, keyIndices: [Int], table: String, _ duplicates: DuplicateKeys
+    ) throws {
+        let width = batch.columns.count
+        guard batch.count > 1 else { return }
+        var lastRow: [[StoredValue]: Int] = [:]
+        lastRow.reserveCapacity(batch.count)
+        var repeated = false
+        for row in 0..<batch.count {
+            let key = keyIndices.map { batch.values[row * width + $0] }
+            if lastRow.updateValue(row, forKey: key) != nil {
+                if duplicates == .reject {
+                    throw DepotError(
+                        .constraintViolation,
+                        "\(table): key \(TableDescription.describeKey(key)) appears twice in one insert",
+                        table: table)
+                }
+                repeated = true
+            }
+        }
+        guard repeated else { return }
+        var kept: [StoredValue] = []
+        kept.reserveCapacity(lastRow.count * width)
+        for row in 0..<batch.count {
+            let key = keyIndices.map { batch.values[row * width + $0] }
+            if lastRow[key] == row { kept.append(contentsOf: batch.values[(row * width)..<((row + 1) * width)]) }
+        }
+        batch.values = kept
+    }
+}

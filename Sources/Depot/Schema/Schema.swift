@@ -1,0 +1,261 @@
+@_spi(Reflection) import Swift
+
+/// The table an ``Entity`` is stored in: its name, columns and primary key.
+///
+/// ```swift
+/// static let schema = Schema<Airport>("airports", primaryKey: \.icao) {
+///     Column(\.icao, "icao")
+///     Column(\.name, "name")
+///     Column(\.latitude, "lat")
+/// }
+/// ```
+/// A composite key lists several key paths: `primaryKey: \.airport, \.runway`.
+///
+/// Declaration problems (an invalid identifier, a duplicate column, a key that is not a column,
+/// a stored property without a column) do not crash: ``validationError`` holds them, and every
+/// repository call on the entity throws it, naming the entity and column.
+public struct Schema<Root>: Sendable {
+    /// The table's name.
+    public let tableName: String
+    /// The columns, in declaration order.
+    public let columns: [Column<Root>]
+    /// Indices into ``columns`` of the primary-key columns, in key order.
+    public let primaryKeyIndices: [Int]
+    /// The description stores work with.
+    public let table: TableDescription
+    /// What is wrong with the declaration, if anything.
+    public let validationError: DepotError?
+
+    let columnIndexByKeyPath: [KeyPathBox: Int]
+    let customDecode: (@Sendable (Row<Root>) throws -> Root)?
+    /// Whether rows can be rebuilt by initializing each stored property in place.
+    let decodesInPlace: Bool
+
+    /// Declares a table named `tableName` with the given primary key and columns.
+    public init(
+        _ tableName: String, primaryKey: PartialKeyPath<Root>...,
+        @ColumnsBuilder<Root> columns: () -> [Column<Root>]
+    ) {
+        self.init(tableName, primaryKey: primaryKey, decode: nil, columns: columns())
+    }
+
+    /// Declares a table whose rows are rebuilt by `decode`, for types with stored properties
+    /// that are not columns (caches, UI state) or with computed columns.
+    ///
+    /// ```swift
+    /// static let schema = Schema<Airport>("airports", primaryKey: \.icao,
+    ///     decode: { row in try Airport(icao: row[\.icao], name: row[\.name]) }) {
+    ///     Column(\.icao, "icao")
+    ///     Column(\.name, "name")
+    /// }
+    /// ```
+    public init(
+        _ tableName: String, primaryKey: PartialKeyPath<Root>...,
+        decode: @escaping @Sendable (Row<Root>) throws -> Root,
+        @ColumnsBuilder<Root> columns: () -> [Column<Root>]
+    ) {
+        self.init(tableName, primaryKey: primaryKey, decode: decode, columns: columns())
+    }
+
+    init(
+        _ tableName: String, primaryKey: [PartialKeyPath<Root>],
+        decode: (@Sendable (Row<Root>) throws -> Root)?, columns: [Column<Root>]
+    ) {
+        let entityName = String(describing: Root.self)
+        self.tableName = tableName
+        self.columns = columns
+        self.customDecode = decode
+        var problems: [String] = []
+        var byKeyPath: [KeyPathBox: Int] = [:]
+        var seenNames: Set<String> = []
+        if !TableDescription.isValidIdentifier(tableName) {
+            problems.append(
+                "table name '\(tableName)' is not a valid identifier (letters, digits, _; at most 63 bytes)")
+        }
+        if columns.isEmpty { problems.append("it declares no columns") }
+        for (index, column) in columns.enumerated() {
+            if !TableDescription.isValidIdentifier(column.name) {
+                problems.append("column name '\(column.name)' is not a valid identifier")
+            }
+            if !seenNames.insert(column.name.lowercased()).inserted {
+                problems.append("column '\(column.name)' is declared twice")
+            }
+            if byKeyPath[column.keyPath] != nil {
+                problems.append("key path of column '\(column.name)' is already mapped to another column")
+            }
+            byKeyPath[column.keyPath] = index
+        }
+        var keyIndices: [Int] = []
+        if primaryKey.isEmpty { problems.append("it declares no primary key") }
+        for keyPath in primaryKey {
+            if let index = byKeyPath[KeyPathBox(keyPath)] {
+                keyIndices.append(index)
+                if columns[index].isNullable {
+                    problems.append("primary-key column '\(columns[index].name)' is optional; keys cannot be NULL")
+                }
+            } else {
+                problems.append("primary key \(keyPath) is not among the columns")
+            }
+        }
+        let layout = decode == nil ? Self.layoutProblems(columns) : []
+        problems += layout
+        self.decodesInPlace = decode == nil && layout.isEmpty
+        self.primaryKeyIndices = keyIndices
+        self.columnIndexByKeyPath = byKeyPath
+        self.table = TableDescription(
+            name: tableName, entityName: entityName,
+            columns: columns.map { .init(name: $0.name, type: $0.type, isNullable: $0.isNullable) },
+            primaryKey: keyIndices.map { columns[$0].name })
+        if problems.isEmpty {
+            self.validationError = nil
+        } else {
+            self.validationError = DepotError(
+                .invalidSchema,
+                "Schema of \(entityName) (table '\(tableName)'): " + problems.joined(separator: "; "),
+                table: tableName)
+        }
+    }
+
+    /// The index in ``columns`` of the column for `keyPath`.
+    ///
+    /// A key path that is not a column is a programming error, caught where the query is built.
+    func columnIndex(_ keyPath: AnyKeyPath) -> Int {
+        guard let index = columnIndexByKeyPath[KeyPathBox(keyPath)] else {
+            preconditionFailure(
+                "\(keyPath) is not a column of \(Root.self) (table '\(tableName)'): add Column(\(keyPath), \"…\") to its schema"
+            )
+        }
+        return index
+    }
+
+    /// The column name for `keyPath`.
+    public func columnName(_ keyPath: AnyKeyPath) -> String {
+        columns[columnIndex(keyPath)].name
+    }
+
+    // MARK: - Layout
+
+    /// Why rows cannot be rebuilt in place: stored properties without a column, or overlaps.
+    private static func layoutProblems(_ columns: [Column<Root>]) -> [String] {
+        var byOffset: [Int: [Column<Root>]] = [:]
+        for column in columns {
+            guard let offset = column.offset else {
+                return [
+                    "column '\(column.name)' is not a stored property; pass decode: to the schema to build values"
+                ]
+            }
+            byOffset[offset, default: []].append(column)
+        }
+        var problems: [String] = []
+        var used: Set<String> = []
+        func cover(_ type: Any.Type, base: Int, path: String) -> Bool {
+            var complete = true
+            let walked = _forEachField(of: type, options: []) { namePointer, offset, fieldType, kind in
+                let name = path + String(cString: namePointer)
+                let absolute = base + offset
+                if let match = byOffset[absolute]?.first(where: { $0.valueType == ObjectIdentifier(fieldType) }) {
+                    if !used.insert(match.name).inserted { problems.append("'\(name)' has two columns") }
+                } else if kind == .struct, cover(fieldType, base: absolute, path: name + ".") {
+                    // A nested struct whose own stored properties all have columns.
+                } else {
+                    complete = false
+                    if path.isEmpty || kind != .struct {
+                        problems.append(
+                            "stored property '\(name)' has no column; add one, or pass decode: to the schema")
+                    }
+                }
+                return true
+            }
+            return walked && complete
+        }
+        if !cover(Root.self, base: 0, path: "") && problems.isEmpty {
+            problems.append("\(Root.self) is not a struct; pass decode: to the schema to build values")
+        }
+        let unused = columns.filter { !used.contains($0.name) }
+        if problems.isEmpty, let extra = unused.first {
+            problems.append("column '\(extra.name)' overlaps another stored property")
+        }
+        return problems
+    }
+}
+
+/// The values of one row, read by key path in a schema's custom `decode:` closure.
+public struct Row<Root> {
+    let schema: Schema<Root>
+    let values: [StoredValue]
+
+    /// The value of the column for `keyPath`, converted to its Swift type.
+    public subscript<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>) -> Value {
+        get throws {
+            let index = schema.columnIndex(keyPath)
+            do {
+                return try Value(storedValue: values[index])
+            } catch {
+                throw schema.decodingError(column: index, values: values, error)
+            }
+        }
+    }
+}
+
+extension Schema {
+    /// The error for a value of column `column` that does not decode.
+    func decodingError(column: Int, values: [StoredValue], _ mismatch: StoredValueMismatch) -> DepotError {
+        let name = columns[column].name
+        let key = TableDescription.describeKey(primaryKeyIndices.map { values[$0] })
+        return DepotError(
+            .decodingFailed,
+            "column \(name) of \(tableName) row \(key) \(mismatch.description)",
+            table: tableName, column: name, underlying: mismatch)
+    }
+
+    /// The stored values of `entity`, in column order, appended to `values`.
+    func appendValues(of entity: Root, to values: inout [StoredValue]) {
+        if decodesInPlace {
+            withUnsafePointer(to: entity) { pointer in
+                let base = UnsafeRawPointer(pointer)
+                for column in columns { values.append(column.load(base)) }
+            }
+        } else {
+            for column in columns { values.append(column.get(entity)) }
+        }
+    }
+
+    /// The stored values of `entity`, in column order.
+    public func values(of entity: Root) -> [StoredValue] {
+        var values: [StoredValue] = []
+        values.reserveCapacity(columns.count)
+        appendValues(of: entity, to: &values)
+        return values
+    }
+
+    /// The primary key of `entity`.
+    public func key(of entity: Root) -> [StoredValue] {
+        primaryKeyIndices.map { columns[$0].get(entity) }
+    }
+
+    /// Rebuilds an entity from stored values in column order.
+    public func decode(_ values: [StoredValue]) throws -> Root {
+        if let customDecode {
+            return try customDecode(Row(schema: self, values: values))
+        }
+        return try withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
+            guard let typed = buffer.baseAddress else {
+                throw DepotError(.decodingFailed, "no memory to decode \(Root.self)", table: tableName)
+            }
+            let base = UnsafeMutableRawPointer(typed)
+            var initialized = 0
+            do throws(StoredValueMismatch) {
+                for (index, column) in columns.enumerated() {
+                    try column.initialize(base.advanced(by: column.offset ?? 0), values[index])
+                    initialized += 1
+                }
+            } catch {
+                for column in columns.prefix(initialized) {
+                    column.deinitialize(base.advanced(by: column.offset ?? 0))
+                }
+                throw decodingError(column: initialized, values: values, error)
+            }
+            return typed.move()
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// A table as stores see it: names and storage types, no Swift types.
+///
+/// Stores receive descriptions, never closures over rows: this one is derived from an entity's
+/// ``Schema`` and is what SQL stores create and check, and what migrations will change.
+public struct TableDescription: Sendable, Hashable {
+    /// One column of the table.
+    public struct ColumnDescription: Sendable, Hashable {
+        public var name: String
+        public var type: ColumnType
+        public var isNullable: Bool
+
+        public init(name: String, type: ColumnType, isNullable: Bool) {
+            self.name = name
+            self.type = type
+            self.isNullable = isNullable
+        }
+    }
+
+    /// The table's name.
+    public var name: String
+    /// The Swift entity it stores, for messages.
+    public var entityName: String
+    /// The columns, in schema order.
+    public var columns: [ColumnDescription]
+    /// The primary-key column names, in key order.
+    public var primaryKey: [String]
+
+    public init(name: String, entityName: String, columns: [ColumnDescription], primaryKey: [String]) {
+        self.name = name
+        self.entityName = entityName
+        self.columns = columns
+        self.primaryKey = primaryKey
+    }
+
+    /// Positions of the primary-key columns in ``columns``.
+    public var primaryKeyIndices: [Int] {
+        primaryKey.compactMap { key in columns.firstIndex { $0.name == key } }
+    }
+
+    /// The index of the column named `name`.
+    public func columnIndex(_ name: String) -> Int? {
+        columns.firstIndex { $0.name == name }
+    }
+
+    /// A key rendered for messages: `'ENGM'` or `('a', 2)`.
+    public static func describeKey(_ key: [StoredValue]) -> String {
+        let parts = key.map(describeKeyPart)
+        return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: ", ") + ")"
+    }
+
+    private static func describeKeyPart(_ value: StoredValue) -> String {
+        switch value {
+        case .text(let text): "'\(text)'"
+        case .integer(let number): "\(number)"
+        case .uuid(let uuid): uuid.uuidString
+        case .null: "NULL"
+        default: value.excerpt
+        }
+    }
+
+    /// The identifier rule every table and column name follows: ASCII letters, digits and
+    /// underscores, not starting with a digit, at most 63 bytes (PostgreSQL's limit).
+    public static func isValidIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 63 else { return false }
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+        }
+        return isLetter(first) && name.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) }
+    }
+}

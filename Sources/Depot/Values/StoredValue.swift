@@ -1,0 +1,96 @@
+import Foundation
+
+/// A value as a store holds it: the common currency between Swift attributes and every backend.
+///
+/// Entities never deal with `StoredValue` directly: each attribute type converts itself
+/// (see ``StorableValue``). Stores bind and read these values; the in-memory store compares them
+/// with SQL semantics.
+///
+/// Equality and hashing are *byte-wise* for strings (`"é"` and `"e\u{301}"` differ), as in SQL,
+/// unlike Swift's `String`, which compares canonically equivalent strings as equal.
+public enum StoredValue: Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    /// An exact decimal number.
+    case decimal(Decimal)
+    case text(String)
+    case blob(Data)
+    case date(Date)
+    case uuid(UUID)
+
+    /// Whether this is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// A short name of the value's kind, for error messages ("TEXT", "INTEGER", …).
+    public var kindName: String {
+        switch self {
+        case .null: "NULL"
+        case .bool: "BOOLEAN"
+        case .integer: "INTEGER"
+        case .double: "REAL"
+        case .decimal: "DECIMAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        case .date: "DATE"
+        case .uuid: "UUID"
+        }
+    }
+
+    /// The kind and a short excerpt of the value, for messages that may show data
+    /// (decoding errors show what was found).
+    public var excerpt: String {
+        switch self {
+        case .null: return "NULL"
+        case .bool(let value): return "BOOLEAN \(value)"
+        case .integer(let value): return "INTEGER \(value)"
+        case .double(let value): return "REAL \(value)"
+        case .decimal(let value): return "DECIMAL \(value)"
+        case .text(let value):
+            let short = value.count > 40 ? String(value.prefix(40)) + "…" : value
+            return "TEXT '\(short)'"
+        case .blob(let value): return "BLOB of \(value.count) bytes"
+        case .date(let value): return "DATE \(value.timeIntervalSinceReferenceDate)"
+        case .uuid(let value): return "UUID \(value.uuidString)"
+        }
+    }
+}
+
+extension StoredValue: Hashable {
+    public static func == (lhs: StoredValue, rhs: StoredValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.integer(let a), .double(let b)), (.double(let b), .integer(let a)):
+            return Double(a) == b && Int64(exactly: b) == a
+        case (.decimal(let a), .decimal(let b)): return a == b
+        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.blob(let a), .blob(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(Double(value))
+        case .double(let value): hasher.combine(value)
+        case .decimal(let value): hasher.combine(value)
+        case .text(let value):
+            hasher.combine(value.utf8.count)
+            for byte in value.utf8 { hasher.combine(byte) }
+        case .blob(let value): hasher.combine(value)
+        case .date(let value): hasher.combine(value)
+        case .uuid(let value): hasher.combine(value)
+        }
+    }
+}
