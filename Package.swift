@@ -6,12 +6,32 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Depot", targets: ["Depot"]),
+        .library(name: "DepotSQL", targets: ["DepotSQL"]),
+        .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0")
     ],
     targets: [
         .target(name: "Depot"),
+        .target(name: "DepotSQL", dependencies: ["Depot"]),
+        .target(
+            name: "DepotSQLite",
+            dependencies: [
+                "Depot", "DepotSQL",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         .target(name: "DepotTesting", dependencies: ["Depot"]),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotTesting"]),
+        .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
+        .testTarget(
+            name: "DepotSQLiteTests",
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -32,6 +32,7 @@ package struct QueryEvaluator: Sendable {
             return { row in !row[index].isNull }
         case .isIn(let column, let values):
             let index = try index(column)
+            if values.isEmpty { return { _ in false } }
             let hasNull = values.contains { $0.isNull }
             return { row in
                 let value = row[index]

@@ -1,0 +1,216 @@
+import Depot
+
+/// Renders store descriptions (queries, writes, tables) as SQL for one dialect.
+///
+/// The one place Depot writes SQL. Values always travel as bound parameters; identifiers come
+/// from validated schemas and are quoted.
+///
+/// ```swift
+/// let renderer = SQLRenderer(dialect: .sqlite)
+/// renderer.select(query).sql
+/// // SELECT "icao", "name" FROM "airports" WHERE "country" = ? ORDER BY "icao"
+/// ```
+public struct SQLRenderer: Sendable {
+    public let dialect: SQLDialect
+
+    public init(dialect: SQLDialect) {
+        self.dialect = dialect
+    }
+
+    func quote(_ identifier: String) -> String { dialect.quote(identifier) }
+
+    // MARK: - Tables
+
+    /// `CREATE TABLE IF NOT EXISTS` for `table`, with NOT NULL and the primary key.
+    public func createTable(_ table: TableDescription) -> String {
+        var parts = table.columns.map { column in
+            quote(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
+        }
+        parts.append("PRIMARY KEY (" + table.primaryKey.map(quote).joined(separator: ", ") + ")")
+        return "CREATE TABLE IF NOT EXISTS \(quote(table.name)) (" + parts.joined(separator: ", ") + ")"
+    }
+
+    // MARK: - Reads
+
+    /// The `SELECT` of every column of the table, in schema order, for `query`.
+    public func select(_ query: SelectQuery) -> SQLStatement {
+        var builder = ArgumentList(dialect: dialect)
+        let columns = query.table.columns.map { quote($0.name) }.joined(separator: ", ")
+        var sql = "SELECT \(columns) FROM \(quote(query.table.name))"
+        if let predicate = query.predicate {
+            sql += " WHERE " + render(predicate, query.table, &builder)
+        }
+        if !query.ordering.isEmpty {
+            sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
+        }
+        sql += limitClause(limit: query.limit, offset: query.offset)
+        return SQLStatement(sql: sql, arguments: builder.values)
+    }
+
+    /// The `SELECT COUNT(*)` of the rows `query` returns.
+    public func count(_ query: SelectQuery) -> SQLStatement {
+        var builder = ArgumentList(dialect: dialect)
+        var filter = ""
+        if let predicate = query.predicate {
+            filter = " WHERE " + render(predicate, query.table, &builder)
+        }
+        if query.limit == nil && (query.offset ?? 0) == 0 {
+            return SQLStatement(
+                sql: "SELECT COUNT(*) FROM \(quote(query.table.name))" + filter, arguments: builder.values)
+        }
+        let inner =
+            "SELECT 1 FROM \(quote(query.table.name))" + filter
+            + limitClause(limit: query.limit, offset: query.offset)
+        return SQLStatement(sql: "SELECT COUNT(*) FROM (\(inner)) AS counted", arguments: builder.values)
+    }
+
+    private func limitClause(limit: Int?, offset: Int?) -> String {
+        // Both are validated non-negative integers, safe to inline.
+        switch (limit, offset, dialect) {
+        case (nil, nil, _), (nil, 0?, _): return ""
+        case (let limit?, nil, _), (let limit?, 0?, _): return " LIMIT \(limit)"
+        case (let limit?, let offset?, _): return " LIMIT \(limit) OFFSET \(offset)"
+        case (nil, let offset?, .sqlite): return " LIMIT -1 OFFSET \(offset)"
+        case (nil, let offset?, .postgres): return " OFFSET \(offset)"
+        }
+    }
+
+    // MARK: - Writes
+
+    /// The one-row `INSERT` (or upsert) reused for every row of a batch with these columns.
+    ///
+    /// Upsert updates the batch's non-key columns on a key conflict and leaves the others.
+    public func insert(into table: TableDescription, columns: [String], mode: WriteMode) -> String {
+        var sql =
+            "INSERT INTO \(quote(table.name)) (" + columns.map(quote).joined(separator: ", ") + ") VALUES ("
+            + (1...max(columns.count, 1)).map { placeholder($0) }.joined(separator: ", ") + ")"
+        if mode == .upsert {
+            let keys = table.primaryKey.map(quote).joined(separator: ", ")
+            let updates = columns.filter { !table.primaryKey.contains($0) }
+            if updates.isEmpty {
+                sql += " ON CONFLICT (\(keys)) DO NOTHING"
+            } else {
+                sql +=
+                    " ON CONFLICT (\(keys)) DO UPDATE SET "
+                    + updates.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+            }
+        }
+        return sql
+    }
+
+    /// The `DELETE` of the rows matching `predicate` (all rows when `nil`).
+    public func delete(from table: TableDescription, where predicate: PredicateNode?) -> SQLStatement {
+        var builder = ArgumentList(dialect: dialect)
+        var sql = "DELETE FROM \(quote(table.name))"
+        if let predicate {
+            sql += " WHERE " + render(predicate, table, &builder)
+        }
+        return SQLStatement(sql: sql, arguments: builder.values)
+    }
+
+    func placeholder(_ index: Int) -> String {
+        dialect == .sqlite ? "?" : "$\(index)"
+    }
+
+    // MARK: - Predicates
+
+    /// Renders a predicate tree; values are appended to `arguments`.
+    public func render(_ node: PredicateNode, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
+        switch node {
+        case .constant(let value):
+            return value ? "1 = 1" : "1 = 0"
+        case .compare(let column, let op, let value):
+            return "\(operand(column, table)) \(op.rawValue) \(arguments.add(value))"
+        case .isNull(let column):
+            return "\(quote(column)) IS NULL"
+        case .isNotNull(let column):
+            return "\(quote(column)) IS NOT NULL"
+        case .isIn(let column, let values):
+            if values.isEmpty { return "1 = 0" }
+            return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"
+        case .text(let column, let op, let needle, let caseInsensitive):
+            return renderText(column, op, needle, caseInsensitive: caseInsensitive, &arguments)
+        case .and(let nodes):
+            if nodes.isEmpty { return "1 = 1" }
+            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " AND ")
+        case .or(let nodes):
+            if nodes.isEmpty { return "1 = 0" }
+            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
+        case .not(let inner):
+            return "NOT (" + render(inner, table, &arguments) + ")"
+        }
+    }
+
+    /// A column as a comparison operand: byte-order text, exact decimals.
+    private func operand(_ column: String, _ table: TableDescription) -> String {
+        let type = table.columns.first { $0.name == column }?.type
+        switch (dialect, type) {
+        case (.sqlite, .decimal?): return "\(quote(column)) COLLATE depot_decimal"
+        case (.postgres, .text?), (.postgres, .url?): return "\(quote(column)) COLLATE \"C\""
+        default: return quote(column)
+        }
+    }
+
+    private func renderText(
+        _ column: String, _ op: TextOperator, _ needle: String, caseInsensitive: Bool,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        let pin = caseInsensitive ? TextFolding.fold(needle) : needle
+        let subject: String
+        switch (dialect, caseInsensitive) {
+        case (_, false): subject = quote(column)
+        case (.sqlite, true): subject = "depot_fold(\(quote(column)))"
+        case (.postgres, true): subject = "depot_fold(\(quote(column)))"
+        }
+        switch (dialect, op) {
+        case (.sqlite, .contains):
+            return "instr(\(subject), \(arguments.add(.text(pin)))) > 0"
+        case (.sqlite, .hasPrefix):
+            let value = arguments.add(.text(pin))
+            return "substr(\(subject), 1, length(\(value))) = \(arguments.add(.text(pin)))"
+        case (.sqlite, .hasSuffix):
+            let value = arguments.add(.text(pin))
+            return
+                "substr(\(subject), length(\(subject)) - length(\(value)) + 1) = \(arguments.add(.text(pin)))"
+        case (.postgres, .contains):
+            return "strpos(\(subject), \(arguments.add(.text(pin)))) > 0"
+        case (.postgres, .hasPrefix):
+            return "starts_with(\(subject), \(arguments.add(.text(pin))))"
+        case (.postgres, .hasSuffix):
+            let value = arguments.add(.text(pin))
+            return "right(\(subject), length(\(value))) = \(arguments.add(.text(pin)))"
+        }
+    }
+
+    // MARK: - Order
+
+    private func render(_ term: OrderTerm, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
+        switch term {
+        case .column(let name, let descending):
+            let subject = operand(name, table)
+            switch dialect {
+            case .sqlite: return descending ? "\(subject) DESC" : subject
+            case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
+            }
+        case .distance(let latitude, let longitude, let point):
+            let lat = arguments.add(.double(point.latitude))
+            let lon = arguments.add(.double(point.longitude))
+            return "depot_distance(\(lat), \(lon), \(quote(latitude)), \(quote(longitude))) NULLS LAST"
+        }
+    }
+}
+
+/// The values bound so far while rendering, and their placeholders.
+public struct ArgumentList: Sendable {
+    let dialect: SQLDialect
+    /// The bound values, in placeholder order.
+    public private(set) var values: [StoredValue] = []
+
+    public init(dialect: SQLDialect) { self.dialect = dialect }
+
+    /// Binds `value` and returns its placeholder.
+    mutating func add(_ value: StoredValue) -> String {
+        values.append(value)
+        return dialect == .sqlite ? "?" : "$\(values.count)"
+    }
+}

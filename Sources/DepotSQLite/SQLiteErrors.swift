@@ -1,0 +1,72 @@
+import Depot
+import GRDB
+import GRDBSQLite
+
+/// Turns SQLite and GRDB failures into ``DepotError``s that name what went wrong.
+enum SQLiteErrors {
+    /// A failure while opening the file at `path`.
+    static func opening(path: String, _ error: any Error) -> DepotError {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB:
+                return DepotError(.storage, "'\(path)' is not a SQLite database", underlying: error)
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_IOERR:
+                return DepotError(
+                    .storage, "cannot open '\(path)' for reading and writing (\(error.message ?? "I/O error"))",
+                    underlying: error)
+            default:
+                break
+            }
+        }
+        return DepotError(.storage, "cannot open the SQLite database at '\(path)'", underlying: error)
+    }
+
+    /// Any error from a read or transaction: Depot errors pass through, others are wrapped.
+    static func map(_ error: any Error, path: String) -> any Error {
+        if error is DepotError || error is CancellationError { return error }
+        if let failure = error as? DatabaseError {
+            switch failure.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return DepotError(
+                    .storage, "the database '\(path)' stayed busy (locked by another writer)", underlying: error)
+            case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return DepotError(
+                    .storage, "SQLite could not use '\(path)': \(failure.message ?? "\(failure.resultCode)")",
+                    underlying: error)
+            default:
+                return DepotError(
+                    .storage, "SQLite failed: \(failure.message ?? "\(failure.resultCode)")", underlying: error)
+            }
+        }
+        return error
+    }
+
+    /// A failure while writing the row with primary key `key` of `table`.
+    static func constraint(_ failure: SQLiteFailure, table: TableDescription, key: [StoredValue]) -> DepotError {
+        let keyText = TableDescription.describeKey(key)
+        switch failure.extendedCode {
+        case 1555, 2067:  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+            return DepotError(
+                .constraintViolation, "\(table.name): a row with key \(keyText) already exists",
+                table: table.name, underlying: failure)
+        case 1299:  // SQLITE_CONSTRAINT_NOTNULL: "NOT NULL constraint failed: table.column"
+            let column = failure.message.split(separator: ".").last.map(String.init)
+            return DepotError(
+                .constraintViolation,
+                "\(table.name) row \(keyText): NULL in NOT NULL column \(column ?? "?")",
+                table: table.name, column: column, underlying: failure)
+        case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
+            return DepotError(
+                .constraintViolation, "\(table.name) row \(keyText): foreign key constraint failed",
+                table: table.name, underlying: failure)
+        default:
+            if failure.code == SQLITE_CONSTRAINT {
+                return DepotError(
+                    .constraintViolation, "\(table.name) row \(keyText): \(failure.message)",
+                    table: table.name, underlying: failure)
+            }
+            return DepotError(
+                .storage, "\(table.name) row \(keyText): \(failure.message)", table: table.name, underlying: failure)
+        }
+    }
+}

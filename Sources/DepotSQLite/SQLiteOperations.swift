@@ -1,0 +1,79 @@
+import Depot
+import DepotSQL
+import Foundation
+import GRDB
+
+/// The statements an SQLite connection runs for Depot, with hot loops on the C API.
+enum SQLiteOperations {
+    /// Runs a rendered `SELECT` and decodes every row, reading columns by index.
+    static func fetch<Value>(
+        _ statement: SQLStatement, table: TableDescription, db: Database,
+        decode: ([StoredValue]) throws -> Value
+    ) throws -> [Value] {
+        let prepared = try db.cachedStatement(sql: statement.sql)
+        let runner = SQLiteStatementRunner(prepared, db)
+        runner.reset()
+        defer { runner.reset() }
+        try runner.bind(statement.arguments)
+        let types = table.columns.map(\.type)
+        var row = [StoredValue](repeating: .null, count: types.count)
+        var results: [Value] = []
+        while try runner.step() {
+            for index in types.indices {
+                row[index] = runner.value(at: Int32(index), type: types[index])
+            }
+            results.append(try decode(row))
+        }
+        return results
+    }
+
+    /// Runs a rendered `SELECT COUNT(*)`.
+    static func count(_ statement: SQLStatement, table: TableDescription, db: Database) throws -> Int {
+        let prepared = try db.cachedStatement(sql: statement.sql)
+        let runner = SQLiteStatementRunner(prepared, db)
+        runner.reset()
+        defer { runner.reset() }
+        try runner.bind(statement.arguments)
+        guard try runner.step(), case .integer(let count) = runner.value(at: 0, type: .integer) else { return 0 }
+        return Int(count)
+    }
+
+    /// Writes a batch with one prepared statement, bound and stepped once per row.
+    static func write(_ rows: RowBatch, sql: String, table: TableDescription, mode: WriteMode, db: Database) throws {
+        let prepared = try db.cachedStatement(sql: sql)
+        let runner = SQLiteStatementRunner(prepared, db)
+        let width = rows.columns.count
+        let keyPositions = table.primaryKey.compactMap { rows.columns.firstIndex(of: $0) }
+        defer { runner.reset() }
+        for row in 0..<rows.count {
+            runner.reset()
+            let values = rows.values[(row * width)..<((row + 1) * width)]
+            do {
+                try runner.bind(values)
+                _ = try runner.step()
+            } catch let failure as SQLiteFailure {
+                let key = keyPositions.map { values[values.startIndex + $0] }
+                throw SQLiteErrors.constraint(failure, table: table, key: key)
+            }
+        }
+    }
+
+    /// GRDB arguments for values bound outside the hot loops.
+    static func arguments(_ values: [StoredValue]) throws -> StatementArguments {
+        StatementArguments(values.map(databaseValue))
+    }
+
+    static func databaseValue(_ value: StoredValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .bool(let flag): (flag ? 1 : 0).databaseValue
+        case .integer(let number): number.databaseValue
+        case .double(let number): number.databaseValue
+        case .date(let date): date.timeIntervalSinceReferenceDate.databaseValue
+        case .decimal(let decimal): decimal.description.databaseValue
+        case .text(let text): text.databaseValue
+        case .blob(let data): data.databaseValue
+        case .uuid(let uuid): withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
+        }
+    }
+}

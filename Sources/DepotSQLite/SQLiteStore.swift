@@ -1,0 +1,174 @@
+import Depot
+import DepotSQL
+import Foundation
+import GRDB
+import Synchronization
+
+/// Depot's embedded default: a SQLite database file, through GRDB.
+///
+/// The file is opened in WAL mode with a pool of connections: reads run concurrently with each
+/// other and with a write; writes are serialized. Tables for the entities you use are created
+/// on first use (`CREATE TABLE IF NOT EXISTS`) and checked against the schema when they exist.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "airports.sqlite")
+/// let airports = store.repository(Airport.self)
+/// try await airports.upsert(list)
+/// // SQL: INSERT INTO "airports" ("icao", …) VALUES (?, …) ON CONFLICT ("icao") DO UPDATE SET …
+/// ```
+///
+/// Storage: `Decimal` as exact text (`DECIMAL_TEXT`, compared numerically through a collation),
+/// `Date` as the exact `Double` of `timeIntervalSinceReferenceDate` (`DATE_REAL`), `UUID` as 16
+/// bytes (`UUID_BLOB`), `URL` and JSON values as text, `Bool` as 0/1.
+/// Another process may use the same file; busy waits up to `busyTimeout` instead of failing.
+public final class SQLiteStore: Store {
+    /// The database file.
+    public let path: String
+    let database: DatabasePool
+    let renderer = SQLRenderer(dialect: .sqlite)
+    let writeLock = AsyncLock()
+    let broadcaster = CommitBroadcaster()
+    /// Tables known to exist with the expected shape.
+    let verifiedTables = Mutex<Set<TableDescription>>([])
+    private let removesFileOnDeinit: Bool
+
+    /// Opens (or creates) the database file at `path`.
+    ///
+    /// - Parameter busyTimeout: how long a write waits for another process's write to finish.
+    /// - Throws: ``DepotError`` of kind `.storage` when the file is not a SQLite database or
+    ///   cannot be opened for writing; the message names the path.
+    public convenience init(path: String, busyTimeout: Duration = .seconds(10)) throws {
+        try self.init(path: path, busyTimeout: busyTimeout, removesFileOnDeinit: false)
+    }
+
+    /// A private database in a new temporary file, deleted when the store is released:
+    /// for tests and scratch work, with the same semantics as a file store.
+    public static func temporary() throws -> SQLiteStore {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try SQLiteStore(
+            path: directory.appendingPathComponent("store.sqlite").path, busyTimeout: .seconds(10),
+            removesFileOnDeinit: true)
+    }
+
+    private init(path: String, busyTimeout: Duration, removesFileOnDeinit: Bool) throws {
+        self.path = path
+        self.removesFileOnDeinit = removesFileOnDeinit
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(
+            TimeInterval(busyTimeout.components.seconds) + TimeInterval(busyTimeout.components.attoseconds) / 1e18)
+        // Depot keeps a transaction open across several accesses of one `write { }` and ends it
+        // itself, under its own lock.
+        configuration.allowsUnsafeTransactions = true
+        configuration.prepareDatabase { db in
+            SQLiteFunctions.register(in: db)
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            // Touch the file so "not a database" surfaces now, not on the first query.
+            _ = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        } catch {
+            throw SQLiteErrors.opening(path: path, error)
+        }
+    }
+
+    deinit {
+        if removesFileOnDeinit {
+            try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        }
+    }
+
+    // MARK: - Reads
+
+    public func fetch<Value: Sendable>(
+        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
+    ) async throws -> [Value] {
+        try query.validate()
+        let statement = renderer.select(query)
+        return try await read { db in
+            guard try self.tableIsReady(query.table, in: db, create: false) else { return [] }
+            return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+        }
+    }
+
+    public func count(_ query: SelectQuery) async throws -> Int {
+        try query.validate()
+        let statement = renderer.count(query)
+        return try await read { db in
+            guard try self.tableIsReady(query.table, in: db, create: false) else { return 0 }
+            return try SQLiteOperations.count(statement, table: query.table, db: db)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.read(body)
+        } catch {
+            throw SQLiteErrors.map(error, path: path)
+        }
+    }
+
+    // MARK: - Transactions
+
+    public func transaction<T: Sendable>(
+        _ body: @Sendable (any StoreWriter) async throws -> T
+    ) async throws -> T {
+        await writeLock.lock()
+        defer { writeLock.unlock() }
+        try await runUncancelled { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let writer = SQLiteWriter(store: self)
+        let result: T
+        do {
+            result = try await body(writer)
+            try await runUncancelled { db in try db.execute(sql: "COMMIT") }
+        } catch {
+            let ended = writer.end()
+            _ = ended
+            try? await runUncancelled { db in
+                if !db.isInsideTransaction { return }
+                try db.execute(sql: "ROLLBACK")
+            }
+            throw SQLiteErrors.map(error, path: path)
+        }
+        let (touched, created) = writer.end()
+        verifiedTables.withLock { $0.formUnion(created) }
+        broadcaster.publish(StoreCommit(tables: touched))
+        return result
+    }
+
+    public func commits() -> AsyncStream<StoreCommit> {
+        broadcaster.subscribe()
+    }
+
+    /// Runs `body` on the writer connection even if the calling task is cancelled: beginning,
+    /// committing and rolling back must not be skipped halfway.
+    func runUncancelled(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        let database = database
+        try await Task.detached {
+            try await database.writeWithoutTransaction(body)
+        }.value
+    }
+
+    /// Runs `body` on the writer connection inside the open transaction.
+    func onWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await database.writeWithoutTransaction(body)
+    }
+
+    // MARK: - Tables
+
+    /// Whether `table` exists with the expected shape; creates it when `create` is true.
+    ///
+    /// - Throws: `.schemaMismatch` listing each difference when the stored table differs.
+    func tableIsReady(_ table: TableDescription, in db: Database, create: Bool) throws -> Bool {
+        if verifiedTables.withLock({ $0.contains(table) }) { return true }
+        if try db.tableExists(table.name) {
+            try SQLiteSchemaCheck.verify(table, in: db, dialect: renderer.dialect)
+            verifiedTables.withLock { _ = $0.insert(table) }
+            return true
+        }
+        guard create else { return false }
+        try db.execute(sql: renderer.createTable(table))
+        return true
+    }
+}

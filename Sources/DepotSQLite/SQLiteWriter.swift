@@ -1,0 +1,122 @@
+import Depot
+import DepotSQL
+import GRDB
+import Synchronization
+
+/// The writer of an open SQLite transaction: every call runs on the writer connection, inside
+/// the transaction `SQLiteStore.transaction` began.
+final class SQLiteWriter: StoreWriter {
+    private struct State {
+        var isActive = true
+        var touched: Set<String> = []
+        var created: Set<TableDescription> = []
+        var savepoints = 0
+    }
+    private let state = Mutex(State())
+    let store: SQLiteStore
+
+    init(store: SQLiteStore) {
+        self.store = store
+    }
+
+    /// Ends the transaction: later calls throw. Returns the tables written and created.
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
+        state.withLock { state in
+            state.isActive = false
+            return (state.touched, state.created)
+        }
+    }
+
+    private func checkActive() throws {
+        try state.withLock { state in
+            guard state.isActive else {
+                throw DepotError(.transaction, "the transaction was used after it ended")
+            }
+        }
+    }
+
+    /// Whether `table` exists inside this transaction; creates it when `create` is true.
+    ///
+    /// Tables this transaction created are only remembered store-wide once it commits.
+    private func ready(_ table: TableDescription, _ db: Database, create: Bool) throws -> Bool {
+        if state.withLock({ $0.created.contains(table) }) { return true }
+        if try store.tableIsReady(table, in: db, create: false) { return true }
+        guard create else { return false }
+        _ = try store.tableIsReady(table, in: db, create: true)
+        state.withLock { _ = $0.created.insert(table) }
+        return true
+    }
+
+    func fetch<Value: Sendable>(
+        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
+    ) async throws -> [Value] {
+        try checkActive()
+        try query.validate()
+        let statement = store.renderer.select(query)
+        return try await store.onWriter { db in
+            guard try self.ready(query.table, db, create: false) else { return [] }
+            return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+        }
+    }
+
+    func count(_ query: SelectQuery) async throws -> Int {
+        try checkActive()
+        try query.validate()
+        let statement = store.renderer.count(query)
+        return try await store.onWriter { db in
+            guard try self.ready(query.table, db, create: false) else { return 0 }
+            return try SQLiteOperations.count(statement, table: query.table, db: db)
+        }
+    }
+
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
+        try checkActive()
+        for column in rows.columns where table.columnIndex(column) == nil {
+            throw DepotError(
+                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
+                table: table.name, column: column)
+        }
+        let sql = store.renderer.insert(into: table, columns: rows.columns, mode: mode)
+        try await store.onWriter { db in
+            _ = try self.ready(table, db, create: true)
+            try SQLiteOperations.write(rows, sql: sql, table: table, mode: mode, db: db)
+        }
+        state.withLock { _ = $0.touched.insert(table.name) }
+    }
+
+    func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
+        try checkActive()
+        let statement = store.renderer.delete(from: table, where: predicate)
+        let removed = try await store.onWriter { db -> Int in
+            guard try self.ready(table, db, create: false) else { return 0 }
+            try db.execute(sql: statement.sql, arguments: try SQLiteOperations.arguments(statement.arguments))
+            return db.changesCount
+        }
+        if removed > 0 { state.withLock { _ = $0.touched.insert(table.name) } }
+        return removed
+    }
+
+    func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
+        try checkActive()
+        let (name, before) = state.withLock { state in
+            state.savepoints += 1
+            return ("depot_\(state.savepoints)", state)
+        }
+        try await store.onWriter { db in try db.execute(sql: "SAVEPOINT \(name)") }
+        do {
+            let result = try await body(self)
+            try await store.onWriter { db in try db.execute(sql: "RELEASE \(name)") }
+            return result
+        } catch {
+            try? await store.runUncancelled { db in
+                try db.execute(sql: "ROLLBACK TO \(name)")
+                try db.execute(sql: "RELEASE \(name)")
+            }
+            state.withLock { state in
+                state.touched = before.touched
+                state.created = before.created
+            }
+            throw error
+        }
+    }
+}
