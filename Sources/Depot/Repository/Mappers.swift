@@ -129,7 +129,7 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
 
     /// Models for the entities matching `predicate`, in order.
     public func fetch(
-        where predicate: Predicate<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
+        where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
         limit: Int? = nil, offset: Int? = nil
     ) async throws -> [Mapper.Model] {
         try await base.fetch(where: predicate, orderBy: ordering, limit: limit, offset: offset).map(mapper.model)
@@ -137,7 +137,7 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
 
     /// The model of the first entity matching `predicate`.
     public func first(
-        where predicate: Predicate<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = []
+        where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = []
     ) async throws -> Mapper.Model? {
         try await base.first(where: predicate, orderBy: ordering).map(mapper.model)
     }
@@ -148,7 +148,7 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
     }
 
     /// How many entities match.
-    public func count(where predicate: Predicate<Mapper.Stored>? = nil) async throws -> Int {
+    public func count(where predicate: Filter<Mapper.Stored>? = nil) async throws -> Int {
         try await base.count(where: predicate)
     }
 
@@ -169,12 +169,12 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
 
     /// Removes the entities matching `predicate`.
     @discardableResult
-    public func remove(where predicate: Predicate<Mapper.Stored>) async throws -> Int {
+    public func remove(where predicate: Filter<Mapper.Stored>) async throws -> Int {
         try await base.remove(where: predicate)
     }
 
     /// Replaces the entities matching `predicate` with `models`, in one transaction.
-    public func replace(where predicate: Predicate<Mapper.Stored>, with models: some Sequence<Mapper.Model>)
+    public func replace(where predicate: Filter<Mapper.Stored>, with models: some Sequence<Mapper.Model>)
         async throws
     {
         try await base.replace(where: predicate, with: models.map(mapper.entity))

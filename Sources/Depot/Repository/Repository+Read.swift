@@ -8,7 +8,7 @@ extension Repository {
     /// //         LIMIT 10 OFFSET 20
     /// ```
     public func fetch(
-        where predicate: Predicate<Root>? = nil, orderBy ordering: [Ordering<Root>] = [],
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [],
         limit: Int? = nil, offset: Int? = nil
     ) async throws -> [Root] {
         let query = try query(predicate, ordering, limit: limit, offset: offset)
@@ -23,7 +23,7 @@ extension Repository {
 
     /// The first entity matching `predicate` in `orderBy` order, if any.
     public func first(
-        where predicate: Predicate<Root>? = nil, orderBy ordering: [Ordering<Root>] = []
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = []
     ) async throws -> Root? {
         try await fetch(where: predicate, orderBy: ordering, limit: 1).first
     }
@@ -34,7 +34,7 @@ extension Repository {
     /// let withCode = try await airports.count(where: \.iata != nil)
     /// // SQL: SELECT COUNT(*) FROM "airports" WHERE "iata" IS NOT NULL
     /// ```
-    public func count(where predicate: Predicate<Root>? = nil) async throws -> Int {
+    public func count(where predicate: Filter<Root>? = nil) async throws -> Int {
         try await context.reader.count(query(predicate, [], limit: nil, offset: nil))
     }
 

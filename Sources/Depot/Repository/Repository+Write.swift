@@ -45,7 +45,7 @@ extension Repository {
     /// // SQL: DELETE FROM "airports" WHERE "elevation" < ?
     /// ```
     @discardableResult
-    public func remove(where predicate: Predicate<Root>) async throws -> Int {
+    public func remove(where predicate: Filter<Root>) async throws -> Int {
         let table = try checkedSchema().table
         let node = predicate.node
         return try await context.atomically { writer in try await writer.delete(from: table, where: node) }
@@ -87,7 +87,7 @@ extension Repository {
     /// ```swift
     /// try await airports.replace(where: \.country == "NO", with: fresh)
     /// ```
-    public func replace(where predicate: Predicate<Root>, with entities: some Sequence<Root>) async throws {
+    public func replace(where predicate: Filter<Root>, with entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
         let table = try checkedSchema().table
         let node = predicate.node

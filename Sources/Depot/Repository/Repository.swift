@@ -51,7 +51,7 @@ public struct Repository<Root: Entity>: Sendable {
     }
 
     func query(
-        _ predicate: Predicate<Root>?, _ ordering: [Ordering<Root>], limit: Int?, offset: Int?
+        _ predicate: Filter<Root>?, _ ordering: [Ordering<Root>], limit: Int?, offset: Int?
     ) throws -> SelectQuery {
         SelectQuery(
             table: try checkedSchema().table, predicate: predicate?.node, ordering: ordering.map(\.term),

@@ -1,4 +1,4 @@
-/// A typed condition on an entity's columns, evaluated inside the store.
+/// A typed condition (a predicate) on an entity's columns, evaluated inside the store.
 ///
 /// Build predicates from key paths and operators; combine them with `&&`, `||` and `!`:
 ///
@@ -15,7 +15,7 @@
 /// Text compares byte-wise (UTF-8 order) unless a case-insensitive operator is asked for.
 ///
 /// A predicate over one entity cannot be passed where another's is expected: it does not compile.
-public struct Predicate<Root: Entity>: Sendable {
+public struct Filter<Root: Entity>: Sendable {
     /// The untyped tree stores evaluate.
     public let node: PredicateNode
 
@@ -23,71 +23,71 @@ public struct Predicate<Root: Entity>: Sendable {
     public init(_ node: PredicateNode) { self.node = node }
 
     /// Matches every row.
-    public static var all: Predicate { Predicate(.constant(true)) }
+    public static var all: Filter { Filter(.constant(true)) }
     /// Matches no row.
-    public static var nothing: Predicate { Predicate(.constant(false)) }
+    public static var nothing: Filter { Filter(.constant(false)) }
 
     static func column(_ keyPath: AnyKeyPath) -> String { Root.schema.columnName(keyPath) }
 
     /// Rows whose column holds one of `values` (`IN`). An empty collection matches nothing.
     public static func `in`<Value: StorableValue>(
         _ keyPath: KeyPath<Root, Value>, _ values: some Sequence<Value>
-    ) -> Predicate {
-        Predicate(.isIn(column: column(keyPath), values.map(\.storedValue)))
+    ) -> Filter {
+        Filter(.isIn(column: column(keyPath), values.map(\.storedValue)))
     }
 
     /// Rows whose optional column holds one of `values` (`IN`). NULL never matches.
     public static func `in`<Value: StorableValue>(
         _ keyPath: KeyPath<Root, Value?>, _ values: some Sequence<Value>
-    ) -> Predicate {
-        Predicate(.isIn(column: column(keyPath), values.map(\.storedValue)))
+    ) -> Filter {
+        Filter(.isIn(column: column(keyPath), values.map(\.storedValue)))
     }
 
     /// Rows whose text column contains `needle`.
     public static func contains(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ needle: String,
         _ matching: TextMatching = .caseSensitive
-    ) -> Predicate {
-        Predicate(.text(column: column(keyPath), .contains, needle, caseInsensitive: matching == .caseInsensitive))
+    ) -> Filter {
+        Filter(.text(column: column(keyPath), .contains, needle, caseInsensitive: matching == .caseInsensitive))
     }
 
     /// Rows whose text column starts with `prefix`.
     public static func hasPrefix(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ prefix: String,
         _ matching: TextMatching = .caseSensitive
-    ) -> Predicate {
-        Predicate(.text(column: column(keyPath), .hasPrefix, prefix, caseInsensitive: matching == .caseInsensitive))
+    ) -> Filter {
+        Filter(.text(column: column(keyPath), .hasPrefix, prefix, caseInsensitive: matching == .caseInsensitive))
     }
 
     /// Rows whose text column ends with `suffix`.
     public static func hasSuffix(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ suffix: String,
         _ matching: TextMatching = .caseSensitive
-    ) -> Predicate {
-        Predicate(.text(column: column(keyPath), .hasSuffix, suffix, caseInsensitive: matching == .caseInsensitive))
+    ) -> Filter {
+        Filter(.text(column: column(keyPath), .hasSuffix, suffix, caseInsensitive: matching == .caseInsensitive))
     }
 
     /// Both conditions hold.
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: Filter, rhs: Filter) -> Filter {
         switch (lhs.node, rhs.node) {
-        case (.and(let left), .and(let right)): Predicate(.and(left + right))
-        case (.and(let left), let right): Predicate(.and(left + [right]))
-        default: Predicate(.and([lhs.node, rhs.node]))
+        case (.and(let left), .and(let right)): Filter(.and(left + right))
+        case (.and(let left), let right): Filter(.and(left + [right]))
+        default: Filter(.and([lhs.node, rhs.node]))
         }
     }
 
     /// Either condition holds.
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: Filter, rhs: Filter) -> Filter {
         switch (lhs.node, rhs.node) {
-        case (.or(let left), .or(let right)): Predicate(.or(left + right))
-        case (.or(let left), let right): Predicate(.or(left + [right]))
-        default: Predicate(.or([lhs.node, rhs.node]))
+        case (.or(let left), .or(let right)): Filter(.or(left + right))
+        case (.or(let left), let right): Filter(.or(left + [right]))
+        default: Filter(.or([lhs.node, rhs.node]))
         }
     }
 
     /// The condition does not hold (unknown stays unknown).
-    public static prefix func ! (predicate: Predicate) -> Predicate {
-        Predicate(.not(predicate.node))
+    public static prefix func ! (predicate: Filter) -> Filter {
+        Filter(.not(predicate.node))
     }
 }
 
@@ -100,77 +100,77 @@ extension Optional: StorableTextValue where Wrapped: StorableTextValue {}
 
 private func compare<Root: Entity, Value: StorableValue>(
     _ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: StoredValue
-) -> Predicate<Root> {
-    Predicate(.compare(column: Root.schema.columnName(keyPath), op, value))
+) -> Filter<Root> {
+    Filter(.compare(column: Root.schema.columnName(keyPath), op, value))
 }
 
 /// Rows whose column equals `value`. Comparing with a nil optional tests `IS NULL`.
-public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     let stored = rhs.storedValue
-    if stored.isNull { return Predicate(.isNull(column: Root.schema.columnName(lhs))) }
+    if stored.isNull { return Filter(.isNull(column: Root.schema.columnName(lhs))) }
     return compare(lhs, .equal, stored)
 }
 
 /// Rows whose column differs from `value` (NULL rows are unknown, so not matched).
 /// Comparing with a nil optional tests `IS NOT NULL`.
-public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     let stored = rhs.storedValue
-    if stored.isNull { return Predicate(.isNotNull(column: Root.schema.columnName(lhs))) }
+    if stored.isNull { return Filter(.isNotNull(column: Root.schema.columnName(lhs))) }
     return compare(lhs, .notEqual, stored)
 }
 
 /// Rows whose optional column equals `value`.
-public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .equal, rhs.storedValue)
 }
 
 /// Rows whose optional column holds a value different from `value`.
-public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .notEqual, rhs.storedValue)
 }
 
 /// Rows whose optional column is NULL.
 public func == <Root: Entity, Value: StorableValue>(
     lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
-) -> Predicate<Root> {
-    Predicate(.isNull(column: Root.schema.columnName(lhs)))
+) -> Filter<Root> {
+    Filter(.isNull(column: Root.schema.columnName(lhs)))
 }
 
 /// Rows whose optional column is not NULL.
 public func != <Root: Entity, Value: StorableValue>(
     lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
-) -> Predicate<Root> {
-    Predicate(.isNotNull(column: Root.schema.columnName(lhs)))
+) -> Filter<Root> {
+    Filter(.isNotNull(column: Root.schema.columnName(lhs)))
 }
 
-public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .less, rhs.storedValue)
 }
 
-public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .lessOrEqual, rhs.storedValue)
 }
 
-public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greater, rhs.storedValue)
 }
 
-public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate<Root> {
+public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }
 
-public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .less, rhs.storedValue)
 }
 
-public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .lessOrEqual, rhs.storedValue)
 }
 
-public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greater, rhs.storedValue)
 }
 
-public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Predicate<Root> {
+public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }
