@@ -148,21 +148,24 @@ public struct Schema<Root>: Sendable {
         }
         var problems: [String] = []
         var used: Set<String> = []
+        func size(of type: Any.Type) -> Int {
+            func measure<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
+            return _openExistential(type, do: measure)
+        }
         func cover(_ type: Any.Type, base: Int, path: String) -> Bool {
             var complete = true
             let walked = _forEachField(of: type, options: []) { namePointer, offset, fieldType, kind in
                 let name = path + String(cString: namePointer)
-                let absolute = base + offset
-                if let match = byOffset[absolute]?.first(where: { $0.valueType == ObjectIdentifier(fieldType) }) {
+                let start = base + offset
+                let end = start + size(of: fieldType)
+                if let match = byOffset[start]?.first(where: { $0.valueType == ObjectIdentifier(fieldType) }) {
                     if !used.insert(match.name).inserted { problems.append("'\(name)' has two columns") }
-                } else if kind == .struct, cover(fieldType, base: absolute, path: name + ".") {
-                    // A nested struct whose own stored properties all have columns.
+                } else if kind == .struct, byOffset.keys.contains(where: { $0 >= start && $0 < end }) {
+                    // Columns reach into this nested struct: each of its stored properties needs one.
+                    if !cover(fieldType, base: start, path: name + ".") { complete = false }
                 } else {
                     complete = false
-                    if path.isEmpty || kind != .struct {
-                        problems.append(
-                            "stored property '\(name)' has no column; add one, or pass decode: to the schema")
-                    }
+                    problems.append("stored property '\(name)' has no column; add one, or pass decode: to the schema")
                 }
                 return true
             }
