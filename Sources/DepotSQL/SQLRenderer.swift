@@ -81,6 +81,7 @@ public struct SQLRenderer: Sendable {
     ///
     /// Upsert updates the batch's non-key columns on a key conflict and leaves the others.
     public func insert(into table: TableDescription, columns: [String], mode: WriteMode) -> String {
+        if mode == .update { return update(table, columns: columns) }
         var sql =
             "INSERT INTO \(quote(table.name)) (" + columns.map(quote).joined(separator: ", ") + ") VALUES ("
             + (1...max(columns.count, 1)).map { placeholder($0) }.joined(separator: ", ") + ")"
@@ -96,6 +97,19 @@ public struct SQLRenderer: Sendable {
             }
         }
         return sql
+    }
+
+    /// The one-row `UPDATE` of the batch's non-key columns, by key; parameters are numbered in
+    /// the batch's column order, so rows bind as they are.
+    func update(_ table: TableDescription, columns: [String]) -> String {
+        func numbered(_ name: String) -> String {
+            let position = (columns.firstIndex(of: name) ?? 0) + 1
+            return dialect == .sqlite ? "?\(position)" : "$\(position)"
+        }
+        let assigned = columns.filter { !table.primaryKey.contains($0) }
+        let sets = assigned.map { "\(quote($0)) = \(numbered($0))" }.joined(separator: ", ")
+        let keys = table.primaryKey.map { "\(quote($0)) = \(numbered($0))" }.joined(separator: " AND ")
+        return "UPDATE \(quote(table.name)) SET \(sets) WHERE \(keys)"
     }
 
     /// The `DELETE` of the rows matching `predicate` (all rows when `nil`).

@@ -76,6 +76,7 @@ final class SQLiteWriter: StoreWriter {
                 .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
                 table: table.name, column: column)
         }
+        if mode == .update && rows.columns.allSatisfy(table.primaryKey.contains) { return }
         let sql = store.renderer.insert(into: table, columns: rows.columns, mode: mode)
         try await store.onWriter { db in
             _ = try self.ready(table, db, create: true)

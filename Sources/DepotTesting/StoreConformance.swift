@@ -37,7 +37,7 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 public enum StoreConformance {
     /// Every case of the suite.
     public static var cases: [ConformanceCase] {
-        valueCases + writeCases + queryCases + transactionCases + mapperCases
+        valueCases + writeCases + queryCases + transactionCases + mapperCases + partialCases
     }
 }
 

@@ -121,6 +121,12 @@ struct SQLRendererGoldenTests {
         #expect(
             postgres.insert(into: table, columns: ["icao"], mode: .upsert)
                 == "INSERT INTO \"airports\" (\"icao\") VALUES ($1) ON CONFLICT (\"icao\") DO NOTHING")
+        #expect(
+            sqlite.insert(into: table, columns: ["icao", "name", "iata"], mode: .update)
+                == "UPDATE \"airports\" SET \"name\" = ?2, \"iata\" = ?3 WHERE \"icao\" = ?1")
+        #expect(
+            postgres.insert(into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .update)
+                == "UPDATE \"readings\" SET \"value\" = $3 WHERE \"station\" = $1 AND \"sequence\" = $2")
         let delete = sqlite.delete(from: table, where: (\TestAirport.country == "NO").node)
         #expect(delete.sql == "DELETE FROM \"airports\" WHERE \"country\" = ?")
         #expect(sqlite.delete(from: table, where: nil).sql == "DELETE FROM \"airports\"")

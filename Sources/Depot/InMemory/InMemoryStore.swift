@@ -125,7 +125,7 @@ struct InMemoryDatabase: Sendable {
                 }
                 try Self.checkNotNull(existing, description, key: key)
                 table.rows[key] = existing
-            } else {
+            } else if mode != .update {
                 var row = [StoredValue](repeating: .null, count: description.columns.count)
                 for (offset, position) in positions.enumerated() {
                     row[position] = values[values.startIndex + offset]

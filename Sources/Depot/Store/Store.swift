@@ -21,7 +21,7 @@ public protocol StoreWriter: StoreReader {
     /// mode an existing key is a constraint violation; in ``WriteMode/upsert`` mode an existing
     /// row gets the batch's columns and keeps the rest, and a new row gets NULL in columns the
     /// batch lacks (a NOT NULL column lacking is an error naming it). Keys in one batch are
-    /// distinct.
+    /// distinct. In ``WriteMode/update`` mode only stored rows change.
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws
 
     /// Deletes the rows of `table` matching `predicate` (every row when `nil`); returns how many.
@@ -52,6 +52,10 @@ public enum WriteMode: Sendable, Hashable {
     case insert
     /// Insert new rows, update the batch's columns of existing ones.
     case upsert
+    /// Update the batch's columns of existing rows; keys not stored are skipped. (Engines check
+    /// NOT NULL on an upsert's proposed row before its conflict, so partial updates of stored
+    /// rows use this.)
+    case update
 }
 
 /// A committed transaction, as announced to observers.

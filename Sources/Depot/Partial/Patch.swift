@@ -1,0 +1,100 @@
+/// A partial update of one row: its primary key and the columns to assign.
+///
+/// Build it from plain values and ``Field``s: an absent field assigns nothing, a `null` one
+/// clears the column, a value sets it.
+///
+/// ```swift
+/// let patch = Patch<User>(key: dto.id)
+///     .set(\.name, dto.$name)          // absent: name untouched
+///     .set(\.isOnline, dto.$isOnline)  // null: isOnline cleared
+///     .set(\.lastSeen, Date())         // always set
+/// try await users.apply([patch])
+/// // SQL: INSERT INTO "users" ("id", "isOnline", "lastSeen") VALUES (?, ?, ?)
+/// //      ON CONFLICT ("id") DO UPDATE SET "isOnline" = excluded."isOnline", "lastSeen" = excluded."lastSeen"
+/// ```
+///
+/// Applying a patch to a stored row changes only the assigned columns. A patch for a key that
+/// is not stored creates the row when it assigns every required (non-optional) column, and
+/// otherwise fails naming the missing columns.
+public struct Patch<Root: Entity>: Sendable {
+    /// The primary-key values, in key order.
+    public let key: [StoredValue]
+    /// Assigned column indices (into the schema's columns) and their values, in assignment order.
+    private(set) var assignments: [(column: Int, value: StoredValue)] = []
+    /// Assignments that cannot be made (`null` for a non-optional column), reported on apply.
+    private(set) var problems: [String] = []
+
+    /// A patch of the row whose single-column primary key is `key`.
+    public init<Key: StorableValue>(key: Key) {
+        self.key = [key.storedValue]
+    }
+
+    /// A patch of the row whose two-column primary key is (`first`, `second`).
+    public init<First: StorableValue, Second: StorableValue>(key first: First, _ second: Second) {
+        self.key = [first.storedValue, second.storedValue]
+    }
+
+    private func assigning(_ keyPath: AnyKeyPath, _ value: StoredValue) -> Patch {
+        var copy = self
+        let index = Root.schema.columnIndex(keyPath)
+        copy.assignments.removeAll { $0.column == index }
+        copy.assignments.append((index, value))
+        return copy
+    }
+
+    /// Assigns `value` to the column for `keyPath`.
+    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
+        assigning(keyPath, value.storedValue)
+    }
+
+    /// Assigns a field to an optional column: absent assigns nothing, `null` clears it.
+    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value?>, _ field: Field<Value>) -> Patch {
+        switch field {
+        case .absent: self
+        case .null: assigning(keyPath, .null)
+        case .value(let value): assigning(keyPath, value.storedValue)
+        }
+    }
+
+    /// Assigns a field to a non-optional column: absent assigns nothing; `null` cannot be
+    /// stored there and fails when the patch is applied, naming the column.
+    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ field: Field<Value>) -> Patch {
+        switch field {
+        case .absent:
+            return self
+        case .value(let value):
+            return assigning(keyPath, value.storedValue)
+        case .null:
+            var copy = self
+            copy.problems.append("null for non-optional column \(Root.schema.columnName(keyPath))")
+            return copy
+        }
+    }
+
+    /// The names of the assigned columns, in schema order.
+    public var assignedColumns: [String] {
+        assignments.map(\.column).sorted().map { Root.schema.columns[$0].name }
+    }
+
+    /// Whether the patch assigns nothing.
+    public var isEmpty: Bool { assignments.isEmpty }
+
+    /// A patch of `entity`'s row assigning every column: what a full upsert writes.
+    public init(_ entity: Root) {
+        let schema = Root.schema
+        self.key = schema.key(of: entity)
+        let values = schema.values(of: entity)
+        self.assignments = values.enumerated().map { ($0.offset, $0.element) }
+    }
+
+    /// This patch with `later`'s assignments applied on top, column by column.
+    func merged(with later: Patch) -> Patch {
+        var copy = self
+        for assignment in later.assignments {
+            copy.assignments.removeAll { $0.column == assignment.column }
+            copy.assignments.append(assignment)
+        }
+        copy.problems += later.problems
+        return copy
+    }
+}

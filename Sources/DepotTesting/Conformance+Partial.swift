@@ -1,0 +1,179 @@
+import Depot
+import Foundation
+import Testing
+
+/// A user whose API responses carry different subsets of fields.
+public struct TestUser: Entity, Equatable {
+    public var id: Int
+    public var name: String
+    public var email: String?
+    public var isOnline: Bool?
+    public var lastSeen: Date?
+
+    public init(id: Int, name: String, email: String? = nil, isOnline: Bool? = nil, lastSeen: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.isOnline = isOnline
+        self.lastSeen = lastSeen
+    }
+
+    public static let schema = Schema<TestUser>("users", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.name, "name")
+        Column(\.email, "email")
+        Column(\.isOnline, "is_online")
+        Column(\.lastSeen, "last_seen")
+    }
+}
+
+/// A partial API response for ``TestUser``.
+public struct TestUserDTO: Codable, Sendable {
+    public var id: Int
+    @Field public var name: String?
+    @Field public var email: String?
+    @Field public var isOnline: Bool?
+}
+
+/// Maps partial responses to patches.
+public struct TestUserPatchMapper: PatchMapper {
+    public init() {}
+    public func patch(from dto: TestUserDTO) -> Patch<TestUser> {
+        Patch(key: dto.id).set(\.name, dto.$name).set(\.email, dto.$email).set(\.isOnline, dto.$isOnline)
+    }
+}
+
+private func decodeUsers(_ json: String) throws -> [TestUserDTO] {
+    try JSONDecoder().decode([TestUserDTO].self, from: Data(json.utf8))
+}
+
+extension StoreConformance {
+    static let partialCases: [ConformanceCase] = [
+        ConformanceCase("a patch changes only the columns it assigns") { (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            let seen = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
+            try await users.insert(
+                TestUser(id: 1, name: "Ada", email: "ada@example.com", isOnline: true, lastSeen: seen))
+            try await users.apply([Patch(key: 1).set(\.name, "Ada L.")])
+            #expect(
+                try await users.find(1)
+                    == TestUser(id: 1, name: "Ada L.", email: "ada@example.com", isOnline: true, lastSeen: seen))
+        },
+        ConformanceCase("a stream of partial responses ends with the right stored row") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            let mapper = TestUserPatchMapper()
+            try await users.persist(
+                decodeUsers(#"[{"id": 7, "name": "Grace", "email": "g@example.com", "isOnline": true}]"#),
+                mapper: mapper)
+            #expect(try await users.find(7)?.isOnline == true)
+            try await users.persist(decodeUsers(#"[{"id": 7, "name": "Grace H."}]"#), mapper: mapper)
+            #expect(
+                try await users.find(7) == TestUser(id: 7, name: "Grace H.", email: "g@example.com", isOnline: true))
+            try await users.persist(decodeUsers(#"[{"id": 7, "isOnline": null}]"#), mapper: mapper)
+            #expect(try await users.find(7) == TestUser(id: 7, name: "Grace H.", email: "g@example.com", isOnline: nil))
+            try await users.persist(decodeUsers(#"[{"id": 7, "isOnline": false, "email": null}]"#), mapper: mapper)
+            #expect(try await users.find(7) == TestUser(id: 7, name: "Grace H.", email: nil, isOnline: false))
+        },
+        ConformanceCase("absent keeps, null clears and a value sets every optional attribute type") {
+            (store: any Store) async throws in
+            let all = store.repository(AllTypes.self)
+            try await all.insert(AllTypes.extremes)
+            let source = AllTypes.extremes[0]
+            // Absent everywhere: nothing changes.
+            try await all.apply([
+                Patch<AllTypes>(key: 1).set(\.optionalInt, Field<Int>.absent).set(
+                    \.optionalRunway, Field<Runway>.absent)
+            ])
+            #expect(try await all.find(1) == source)
+            // Null everywhere: every optional column cleared, the rest kept.
+            try await all.apply([
+                Patch<AllTypes>(key: 1).set(\.optionalInt, Field<Int>.null).set(\.optionalString, Field<String>.null)
+                    .set(\.optionalDate, Field<Date>.null).set(\.optionalDecimal, Field<Decimal>.null)
+                    .set(\.optionalData, Field<Data>.null).set(\.optionalUUID, Field<UUID>.null)
+                    .set(\.optionalSurface, Field<Surface>.null).set(\.optionalRunway, Field<Runway>.null)
+            ])
+            var cleared = source
+            cleared.optionalInt = nil
+            cleared.optionalString = nil
+            cleared.optionalDate = nil
+            cleared.optionalDecimal = nil
+            cleared.optionalData = nil
+            cleared.optionalUUID = nil
+            cleared.optionalSurface = nil
+            cleared.optionalRunway = nil
+            #expect(try await all.find(1) == cleared)
+            // Values everywhere: set back, and non-optional columns too.
+            let other = AllTypes.extremes[1]
+            try await all.apply([
+                Patch<AllTypes>(key: 1).set(\.optionalInt, .value(source.optionalInt ?? 0))
+                    .set(\.optionalString, .value(source.optionalString ?? "")).set(
+                        \.optionalDate, .value(Date(timeIntervalSince1970: 3))
+                    )
+                    .set(\.optionalDecimal, .value(source.optionalDecimal ?? 0)).set(\.optionalData, .value(Data([1])))
+                    .set(\.optionalUUID, .value(other.uuid)).set(\.optionalSurface, .value(Surface.gravel))
+                    .set(\.optionalRunway, .value(source.runway)).set(\.decimal, other.decimal).set(
+                        \.int64, other.int64
+                    )
+                    .set(\.string, Field<String>.value("ß")).set(\.bool, Field<Bool>.absent)
+            ])
+            var expected = source
+            expected.optionalDate = Date(timeIntervalSince1970: 3)
+            expected.optionalData = Data([1])
+            expected.optionalUUID = other.uuid
+            expected.optionalSurface = .gravel
+            expected.optionalRunway = source.runway
+            expected.decimal = other.decimal
+            expected.int64 = other.int64
+            expected.string = "ß"
+            #expect(try await all.find(1) == expected)
+        },
+        ConformanceCase("a mixed batch creates complete new rows and patches existing ones") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.insert(TestUser(id: 1, name: "One", email: "one@example.com"))
+            try await users.apply([
+                Patch(key: 1).set(\.isOnline, true), Patch(key: 2).set(\.name, "Two"),
+                Patch(key: 3).set(\.name, "Three").set(\.email, "three@example.com"),
+            ])
+            #expect(
+                try await users.fetchAll() == [
+                    TestUser(id: 1, name: "One", email: "one@example.com", isOnline: true),
+                    TestUser(id: 2, name: "Two"),
+                    TestUser(id: 3, name: "Three", email: "three@example.com"),
+                ])
+        },
+        ConformanceCase("a patch that would create a row without required columns fails and writes nothing") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.insert(TestUser(id: 1, name: "One"))
+            let error = await #expect(throws: DepotError.self) {
+                try await users.apply([
+                    Patch(key: 1).set(\.email, "changed@example.com"), Patch(key: 5).set(\.email, "five@example.com"),
+                ])
+            }
+            #expect(error?.kind == .missingColumns)
+            #expect(error?.message == "TestUser row 5 is not stored, and its patch lacks required column(s) name")
+            #expect(try await users.fetchAll() == [TestUser(id: 1, name: "One")])
+        },
+        ConformanceCase("patches of one key in one batch merge in order, the later assignment winning") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.apply([
+                Patch(key: 9).set(\.name, "first").set(\.email, "a@example.com"),
+                Patch(key: 9).set(\.name, "last"), Patch(key: 9).set(\.isOnline, false),
+            ])
+            #expect(try await users.find(9) == TestUser(id: 9, name: "last", email: "a@example.com", isOnline: false))
+        },
+        ConformanceCase("null for a non-optional column fails, naming the column") { (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.insert(TestUser(id: 1, name: "One"))
+            let dto = try decodeUsers(#"[{"id": 1, "name": null}]"#)
+            let error = await #expect(throws: DepotError.self) {
+                try await users.persist(dto, mapper: TestUserPatchMapper())
+            }
+            #expect(error?.message == "patch of TestUser row 1: null for non-optional column name")
+            #expect(try await users.find(1)?.name == "One")
+        },
+    ]
+}
