@@ -1,0 +1,73 @@
+import Depot
+
+/// What `airports query` asks for; every filter and the order run inside the store.
+public struct AirportQuery: Sendable {
+    public var country: String?
+    /// Matched case-insensitively, as a substring, against name or city.
+    public var search: String?
+    public var near: Coordinate?
+    public var minimumElevation: Double?
+    public var limit: Int
+
+    public init(
+        country: String? = nil, search: String? = nil, near: Coordinate? = nil, minimumElevation: Double? = nil,
+        limit: Int = 20
+    ) {
+        self.country = country
+        self.search = search
+        self.near = near
+        self.minimumElevation = minimumElevation
+        self.limit = limit
+    }
+
+    /// The filter this query runs in the store.
+    public var filter: Filter<Airport> {
+        var parts: [Filter<Airport>] = []
+        if let country { parts.append(\.country == country) }
+        if let search {
+            parts.append(.contains(\.name, search, .caseInsensitive) || .contains(\.city, search, .caseInsensitive))
+        }
+        if let minimumElevation { parts.append(\.elevation >= minimumElevation) }
+        return parts.reduce(Filter.all) { $0 && $1 }
+    }
+
+    /// The order: nearest first (ties by icao) with `near`, else by icao.
+    public var ordering: [Ordering<Airport>] {
+        guard let near else { return [] }
+        return [.nearest(to: near, latitude: \.latitude, longitude: \.longitude)]
+    }
+
+    /// Runs the query on `airports`.
+    public func run(on airports: Repository<Airport>) async throws -> [AirportResult] {
+        let found = try await airports.fetch(where: filter, orderBy: ordering, limit: limit)
+        return found.map { airport in
+            AirportResult(
+                airport: airport,
+                distanceKilometers: near.map { GeoDistance.haversineKilometers($0, airport.coordinate) })
+        }
+    }
+}
+
+/// One result row, as printed and as JSON.
+public struct AirportResult: Encodable, Sendable, Equatable {
+    public var airport: Airport
+    public var distanceKilometers: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case icao, iata, name, city, country, elevation, lat, lon
+        case distanceKilometers = "distance_km"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(airport.icao, forKey: .icao)
+        try container.encode(airport.iata, forKey: .iata)
+        try container.encode(airport.name, forKey: .name)
+        try container.encode(airport.city, forKey: .city)
+        try container.encode(airport.country, forKey: .country)
+        try container.encode(airport.elevation, forKey: .elevation)
+        try container.encode(airport.latitude, forKey: .lat)
+        try container.encode(airport.longitude, forKey: .lon)
+        try container.encodeIfPresent(distanceKilometers, forKey: .distanceKilometers)
+    }
+}

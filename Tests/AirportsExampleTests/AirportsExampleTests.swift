@@ -1,0 +1,157 @@
+import AirportsExample
+import Depot
+import DepotSQLite
+import Foundation
+import Synchronization
+import Testing
+
+/// The bundled rows, parsed once.
+let bundledAirports: [Airport] = {
+    guard let url = AirportsCSV.bundledURL, let text = try? String(contentsOf: url, encoding: .utf8),
+        let rows = try? AirportsCSV.parse(text, file: "airports.csv")
+    else { return [] }
+    return rows
+}()
+
+/// Haversine written out here, independently of Depot's `GeoDistance`.
+func referenceKilometers(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    let toRadians = Double.pi / 180
+    let phi1 = lat1 * toRadians
+    let phi2 = lat2 * toRadians
+    let a =
+        pow(sin((phi2 - phi1) / 2), 2) + cos(phi1) * cos(phi2) * pow(sin((lon2 - lon1) * toRadians / 2), 2)
+    return 2 * 6371.0088 * atan2(sqrt(a), sqrt(1 - a))
+}
+
+func importedStore() async throws -> SQLiteStore {
+    let store = try SQLiteStore.temporary()
+    try await store.repository(Airport.self).insert(bundledAirports)
+    return store
+}
+
+@Suite("Airports example")
+struct AirportsExampleTests {
+    @Test("the bundled CSV parses into 28,298 airports with the documented quirks")
+    func bundledCSV() {
+        #expect(bundledAirports.count == 28_298)
+        #expect(bundledAirports.filter { $0.iata == nil }.count == 20_414)
+        #expect(bundledAirports.filter { $0.elevation != $0.elevation.rounded() }.count == 3_117)
+        #expect(bundledAirports.contains { $0.city == "Ålesund" })
+    }
+
+    @Test("nearest airports match a straightforward haversine over the CSV rows, ties by icao")
+    func nearestMatchesReference() async throws {
+        let store = try await importedStore()
+        for (latitude, longitude) in [(59.9139, 10.7522), (-33.86, 151.21), (64.1, -21.9), (0, 0)] {
+            let results = try await AirportQuery(near: Coordinate(latitude: latitude, longitude: longitude), limit: 10)
+                .run(on: store.repository(Airport.self))
+            let reference = bundledAirports.map {
+                ($0.icao, referenceKilometers(latitude, longitude, $0.latitude, $0.longitude))
+            }
+            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+            #expect(results.map(\.airport.icao) == reference.prefix(10).map(\.0))
+            for (result, expected) in zip(results, reference) {
+                #expect(abs((result.distanceKilometers ?? -1) - expected.1) < 1e-6)
+            }
+        }
+    }
+
+    @Test("filters run in the store and agree with filtering the CSV rows")
+    func filtersMatchReference() async throws {
+        let store = try await importedStore()
+        let airports = store.repository(Airport.self)
+        let query = AirportQuery(country: "NO", minimumElevation: 1000, limit: 1000)
+        let expected = bundledAirports.filter { $0.country == "NO" && $0.elevation >= 1000 }.map(\.icao)
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(try await query.run(on: airports).map(\.airport.icao) == expected)
+        #expect(try await airports.count(where: \.iata != nil) == 7_884)
+        let zurich = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
+        let zurichExpected = bundledAirports.filter {
+            $0.name.lowercased().contains("ålesund") || ($0.city ?? "").lowercased().contains("ålesund")
+        }.map(\.icao).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(!zurichExpected.isEmpty)
+        #expect(zurich == zurichExpected)
+    }
+
+    @Test(
+        "a malformed CSV line is named by file and line, and nothing is imported",
+        arguments: [
+            ("\"00AA\",\"\",\"A\",\"B\",\"C\",\"US\",3435,38.7,-101.4,\"tz\"", "expected 11 fields, found 10"),
+            ("\"00AA\",\"\",\"A\",\"B\",\"C\",\"US\",high,38.7,-101.4,\"tz\",\"\"", "elevation 'high' is not a number"),
+            ("\"00AA\",\"\",\"A,\"B\",\"C\",\"US\",1,38.7,-101.4,\"tz\",\"\"", "text after a closing quote"),
+            ("\"00AA\",\"\",\"A\",\"B\",\"C\",\"US\",1,98.7,-101.4,\"tz\",\"\"", "lat/lon 98.7,-101.4 is out of range"),
+        ])
+    func malformedLine(line: String, reason: String) async throws {
+        let header =
+            "\"icao\",\"iata\",\"name\",\"city\",\"subd\",\"country\",\"elevation\",\"lat\",\"lon\",\"tz\",\"lid\""
+        let good = "\"00AB\",\"\",\"Good\",\"\",\"\",\"US\",1,1,1,\"\",\"\""
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("csv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("bad.csv")
+        try [header, good, line, good].joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let store = try SQLiteStore.temporary()
+        let error = await #expect(throws: AirportsCSV.Problem.self) {
+            _ = try await AirportImporter.run(csv: file, into: store)
+        }
+        #expect(error?.description == "bad.csv:3: \(reason)")
+        #expect(try await store.repository(Airport.self).count() == 0)
+    }
+
+    @Test("the demo runs end to end and checks its own partial update")
+    func demoRuns() async throws {
+        let lines = LineCollector()
+        try await AirportsDemo.run(say: { lines.append($0) })
+        let output = lines.all
+        #expect(output.contains { $0.hasPrefix("✓ imported 28298 airports") })
+        #expect(output.contains { $0.contains("every other field intact: true") })
+        #expect(output.last == "Done.")
+    }
+
+    @Test("the airports executable imports and answers --json queries, as a subprocess")
+    func commandLine() async throws {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            .map { $0.appendingPathComponent("airports") }
+        let binary = try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+            "build the airports product first (swift build --build-tests)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let storePath = folder.appendingPathComponent("a.sqlite").path
+        let imported = try run(binary, ["import", "--store", storePath])
+        #expect(imported.status == 0)
+        #expect(imported.output.contains("imported 28298 airports"))
+        let queried = try run(
+            binary, ["query", "--store", storePath, "--near", "60.19,11.10", "--limit", "3", "--json"])
+        #expect(queried.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(queried.output.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.compactMap { $0["icao"] as? String }.first == "ENGM")
+        #expect(rows.allSatisfy { $0["distance_km"] is Double && $0["lat"] is Double })
+        let bad = try run(binary, ["query", "--store", storePath, "--near", "north"])
+        #expect(bad.status != 0)
+        #expect(bad.errors.contains("--near takes LAT,LON"))
+    }
+
+    func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+        )
+    }
+}
+
+/// Collects demo output lines from a `@Sendable` closure.
+final class LineCollector: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
