@@ -1,0 +1,212 @@
+import Synchronization
+
+/// When an observation re-queries after commits that touch its table.
+public enum ObservationTiming: Sendable, Hashable {
+    /// As soon as the consumer asks after a commit (commits made meanwhile coalesce).
+    case immediate
+    /// Once commits have stopped for the interval: a burst gives one element.
+    case debounce(Duration)
+    /// At most one element per interval.
+    case throttle(Duration)
+}
+
+extension Repository {
+    /// The results of a query now, then again after every committed transaction that changed them.
+    ///
+    /// ```swift
+    /// for try await list in airports.observe(where: \.country == "NO", orderBy: [.ascending(\.name)]) {
+    ///     show(list)
+    /// }
+    /// ```
+    /// Only commits that touch the entity's table re-run the query; identical consecutive results
+    /// are not emitted; a rolled-back transaction emits nothing. The query runs when the consumer
+    /// asks for the next element, so a slow consumer gets the latest result, never a backlog.
+    /// Leaving the loop or cancelling the task ends the observation and releases what it held.
+    public func observe(
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
+        timing: ObservationTiming = .immediate
+    ) -> QueryObservation<Root> {
+        QueryObservation(changes: changes(where: predicate, orderBy: ordering, limit: limit, timing: timing))
+    }
+
+    /// Like ``observe(where:orderBy:limit:timing:)``, with each new result's diff against the
+    /// previous element (see ``ResultChange``). The first element holds the whole result, inserted.
+    public func changes(
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
+        timing: ObservationTiming = .immediate
+    ) -> QueryChanges<Root> {
+        do {
+            guard case .store(let store) = context else {
+                throw DepotError(.invalidQuery, "observe the store's repository, not a transaction's")
+            }
+            return QueryChanges(
+                source: .success((store, try query(predicate, ordering, limit: limit, offset: nil))), timing: timing)
+        } catch {
+            return QueryChanges(source: .failure(error), timing: timing)
+        }
+    }
+}
+
+/// The live results of a query: an `AsyncSequence` of arrays (see `Repository.observe`).
+public struct QueryObservation<Root: Entity>: AsyncSequence, Sendable {
+    public typealias Element = [Root]
+    let changes: QueryChanges<Root>
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: changes.makeAsyncIterator())
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: QueryChanges<Root>.Iterator
+
+        public mutating func next() async throws -> [Root]? {
+            try await base.next()?.result
+        }
+    }
+}
+
+/// The live results of a query with row-level diffs (see `Repository.changes`).
+public struct QueryChanges<Root: Entity>: AsyncSequence, Sendable {
+    public typealias Element = ResultChange<Root>
+    let source: Result<(any Store, SelectQuery), any Error>
+    let timing: ObservationTiming
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(state: source.map { ObservationState<Root>(store: $0.0, query: $0.1, timing: timing) })
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let state: Result<ObservationState<Root>, any Error>
+
+        public mutating func next() async throws -> ResultChange<Root>? {
+            try await state.get().next()
+        }
+    }
+}
+
+/// Counts commits to the observed table and wakes the consumer waiting for one.
+final class CommitSignal: Sendable {
+    private struct State {
+        var generation = 0
+        var consumed = 0
+        var ended = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func bump() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.generation += 1
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
+    }
+
+    func end() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
+    }
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Marks every commit so far as handled.
+    func consume() { state.withLock { $0.consumed = $0.generation } }
+
+    /// Waits for a commit not yet handled; returns false when cancelled or the store ended.
+    func wait() async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.generation > state.consumed || state.ended || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
+        }
+        return state.withLock { $0.generation > $0.consumed } && !Task.isCancelled
+    }
+}
+
+/// One observer's state: its commit subscription and the last result it delivered.
+final class ObservationState<Root: Entity>: Sendable {
+    typealias Row = (key: [StoredValue], values: [StoredValue])
+    let store: any Store
+    let query: SelectQuery
+    let timing: ObservationTiming
+    let signal = CommitSignal()
+    let listener: Task<Void, Never>
+    private let delivered = Mutex<(rows: [Row]?, at: ContinuousClock.Instant?)>((nil, nil))
+
+    init(store: any Store, query: SelectQuery, timing: ObservationTiming) {
+        self.store = store
+        self.query = query
+        self.timing = timing
+        // Subscribed before the first fetch, so no commit falls between the two.
+        let commits = store.commits()
+        let table = query.table.name
+        let signal = signal
+        listener = Task {
+            for await commit in commits where commit.tables.contains(table) { signal.bump() }
+            signal.end()
+        }
+    }
+
+    deinit { listener.cancel() }
+
+    private func fetch() async throws -> [Row] {
+        let keyIndices = query.table.primaryKeyIndices
+        return try await store.fetch(query) { values in (keyIndices.map { values[$0] }, values) }
+    }
+
+    func next() async throws -> ResultChange<Root>? {
+        if Task.isCancelled { return nil }
+        let schema = Root.schema
+        guard let previous = delivered.withLock({ $0.rows }) else {
+            signal.consume()
+            let rows = try await fetch()
+            delivered.withLock { $0 = (rows, ContinuousClock.now) }
+            return ResultChange(
+                result: try rows.map { try schema.decode($0.values) }, inserted: Array(rows.indices), removed: [],
+                updated: [], moved: [])
+        }
+        var last = previous
+        while await signal.wait() {
+            switch timing {
+            case .immediate:
+                break
+            case .debounce(let interval):
+                var seen = signal.generation
+                while true {
+                    try await Task.sleep(for: interval)
+                    let now = signal.generation
+                    if now == seen { break }
+                    seen = now
+                }
+            case .throttle(let interval):
+                if let at = delivered.withLock({ $0.at }) {
+                    let due = at + interval
+                    if due > ContinuousClock.now { try await Task.sleep(until: due) }
+                }
+            }
+            signal.consume()
+            let rows = try await fetch()
+            let change = ResultDiff.change(from: last, to: rows, result: try rows.map { try schema.decode($0.values) })
+            last = rows
+            delivered.withLock { $0.rows = rows }
+            if !change.isEmpty {
+                delivered.withLock { $0.at = ContinuousClock.now }
+                return change
+            }
+        }
+        return nil
+    }
+}

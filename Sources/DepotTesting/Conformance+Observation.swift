@@ -1,0 +1,157 @@
+import Depot
+import Foundation
+import Synchronization
+import Testing
+
+/// Waits until `condition` holds, polling briefly; false after about two seconds.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<400 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+/// A small deterministic random generator, so a failing sequence can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Counts elements a consumer task has handled.
+final class Progress: Sendable {
+    private let value = Mutex(0)
+    func advance() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+extension StoreConformance {
+    static let observationCases: [ConformanceCase] = [
+        ConformanceCase("observe emits the current result, then one per commit that changes it") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            var iterator = airports.observe(where: \.country == "NO", orderBy: [.ascending(\.name)]).makeAsyncIterator()
+            #expect(codes(try await iterator.next() ?? []) == ["ENBR", "ENGM", "ENZZ", "ENAL"])
+            try await airports.upsert(TestAirport(icao: "XXXX", name: "Elsewhere", country: "SE"))
+            await #expect(throws: Abort.self) {
+                try await store.write { tx in
+                    try await tx.repository(TestAirport.self).upsert(
+                        TestAirport(icao: "ENXX", name: "Ghost", country: "NO"))
+                    throw Abort()
+                }
+            }
+            try await airports.upsert(TestAirport(icao: "ENAA", name: "Alta", country: "NO"))
+            #expect(codes(try await iterator.next() ?? []) == ["ENAA", "ENBR", "ENGM", "ENZZ", "ENAL"])
+            try await airports.remove("ENZZ")
+            #expect(codes(try await iterator.next() ?? []) == ["ENAA", "ENBR", "ENGM", "ENAL"])
+        },
+        ConformanceCase("commits to other tables trigger no query; one commit, one query") {
+            (store: any Store) async throws in
+            let counting = CountingStore(store)
+            let airports = try await counting.seededAirports()
+            let before = counting.fetchCount
+            var iterator = airports.observe(where: \.country == "PL").makeAsyncIterator()
+            #expect(codes(try await iterator.next() ?? []) == ["EPPO"])
+            #expect(counting.fetchCount == before + 1)
+            for sequence in 0..<5 {
+                try await counting.repository(Reading.self).insert(
+                    Reading(station: "x", sequence: sequence, value: nil))
+            }
+            try await airports.upsert(TestAirport(icao: "EPWA", name: "Warsaw Chopin", country: "PL"))
+            #expect(codes(try await iterator.next() ?? []) == ["EPPO", "EPWA"])
+            #expect(counting.fetchCount == before + 2)
+        },
+        ConformanceCase("leaving the loop ends the observation and releases its subscription") {
+            (store: any Store) async throws in
+            let counting = CountingStore(store)
+            let airports = try await counting.seededAirports()
+            for try await list in airports.observe() {
+                #expect(list.count == 10)
+                break
+            }
+            let task = Task {
+                for try await _ in airports.changes(where: \.country == "NO") {}
+            }
+            #expect(await eventually { counting.liveSubscriptions == 1 })
+            task.cancel()
+            #expect(await eventually { counting.liveSubscriptions == 0 })
+        },
+        ConformanceCase("diffs applied to the previous result give the new one, over random writes") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            var random = SplitMix64(state: 20_261_121)
+            let stream = airports.changes(
+                where: \.elevation >= 0, orderBy: [.ascending(\.name), .descending(\.elevation)], limit: 25)
+            let progress = Progress()
+            let consumer = Task { () throws -> (checked: Int, last: [TestAirport]) in
+                var previous: [TestAirport] = []
+                var checked = 0
+                for try await change in stream {
+                    #expect(change.applied(to: previous) == change.result)
+                    #expect(Set(change.inserted).isDisjoint(with: change.moved.map(\.to)))
+                    previous = change.result
+                    checked += 1
+                    progress.advance()
+                    if previous.first?.name == "0stop" { return (checked, previous) }
+                }
+                return (checked, previous)
+            }
+            #expect(await eventually { progress.count >= 1 })
+            for step in 0..<300 {
+                if step % 5 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                let key = "K\(Int.random(in: 0..<40, using: &random))"
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<6:
+                    try await airports.upsert(
+                        TestAirport(
+                            icao: key, name: "n\(Int.random(in: 0..<15, using: &random))", country: "X",
+                            elevation: Double(Int.random(in: -3..<20, using: &random))))
+                case 6..<8:
+                    try await airports.remove(key)
+                default:
+                    let cut = Double(Int.random(in: 10..<25, using: &random))
+                    try await store.write { tx in
+                        let inner = tx.repository(TestAirport.self)
+                        try await inner.remove(where: \.elevation > cut)
+                        try await inner.upsert(TestAirport(icao: key + "b", name: "b", country: "Y", elevation: 1))
+                    }
+                }
+            }
+            try await airports.upsert(TestAirport(icao: "0000", name: "0stop", country: "Z", elevation: 0))
+            let (checked, last) = try await consumer.value
+            #expect(checked > 10)
+            let fresh = try await airports.fetch(
+                where: \.elevation >= 0, orderBy: [.ascending(\.name), .descending(\.elevation)], limit: 25)
+            #expect(last == fresh)
+        },
+        ConformanceCase("debounce turns a burst of commits into few elements ending in the final state") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let stream = airports.observe(timing: .debounce(.milliseconds(50)))
+            let consumer = Task { () throws -> [[TestAirport]] in
+                var seen: [[TestAirport]] = []
+                for try await list in stream {
+                    seen.append(list)
+                    if list.count == 200 { return seen }
+                }
+                return seen
+            }
+            for index in 0..<200 {
+                try await airports.insert(TestAirport(icao: "D\(1000 + index)", name: "d", country: "D"))
+            }
+            let seen = try await consumer.value
+            let elapsed = clock.now - started
+            #expect(seen.last?.count == 200)
+            #expect(Double(seen.count) <= elapsed / .milliseconds(50) + 2)
+            #expect(seen.count < 50)
+        },
+    ]
+}

@@ -1,0 +1,48 @@
+import Testing
+
+@testable import Depot
+
+@Suite("Result diffs")
+struct ResultDiffTests {
+    func rows(_ items: [(String, Int)]) -> [(key: [StoredValue], values: [StoredValue])] {
+        items.map { ([.text($0.0)], [.text($0.0), .integer(Int64($0.1))]) }
+    }
+
+    @Test("inserted, removed, updated and moved are reported by key")
+    func example() {
+        let old = [("a", 1), ("b", 1), ("c", 1), ("d", 1)]
+        let new = [("d", 1), ("a", 2), ("c", 1), ("e", 1)]
+        let change = ResultDiff.change(from: rows(old), to: rows(new), result: new.map(\.0))
+        #expect(change.removed == [1])
+        #expect(change.inserted == [3])
+        #expect(change.updated == [1])
+        #expect(change.moved.count == 1)
+        #expect(change.moved.first?.from == 3 && change.moved.first?.to == 0)
+        #expect(change.applied(to: old.map(\.0)) == new.map(\.0))
+    }
+
+    @Test("applying the diff of random results rebuilds the new result")
+    func randomProperty() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let oldKeys = Array(
+                Set((0..<Int.random(in: 0..<12, using: &generator)).map { _ in Int.random(in: 0..<15) })
+            )
+            .shuffled()
+            let newKeys = Array(
+                Set((0..<Int.random(in: 0..<12, using: &generator)).map { _ in Int.random(in: 0..<15) })
+            )
+            .shuffled()
+            let old = oldKeys.map { ("k\($0)", Int.random(in: 0..<2)) }
+            let new = newKeys.map { ("k\($0)", Int.random(in: 0..<2)) }
+            let change = ResultDiff.change(from: rows(old), to: rows(new), result: new.map { "\($0.0)=\($0.1)" })
+            #expect(change.applied(to: old.map { "\($0.0)=\($0.1)" }) == new.map { "\($0.0)=\($0.1)" })
+        }
+    }
+
+    @Test("the longest increasing subsequence keeps the most rows in place")
+    func lis() {
+        #expect(ResultDiff.longestIncreasingSubsequence([3, 0, 1, 2]) == [1, 2, 3])
+        #expect(ResultDiff.longestIncreasingSubsequence([]) == [])
+    }
+}
