@@ -30,6 +30,8 @@ public final class SQLiteStore: Store {
     let broadcaster = CommitBroadcaster()
     /// Tables known to exist with the expected shape.
     let verifiedTables = Mutex<Set<TableDescription>>([])
+    /// Whether the external-change monitor runs.
+    let monitorRunning = Mutex(false)
     private let removesFileOnDeinit: Bool
 
     /// Opens (or creates) the database file at `path`.
@@ -137,8 +139,48 @@ public final class SQLiteStore: Store {
         return result
     }
 
+    /// Announces this store's commits and, while anyone listens, commits made to the same file by
+    /// other connections or processes (seen through `PRAGMA data_version`, polled on the writer
+    /// connection every `externalChangePollInterval`; such a notice names every table).
     public func commits() -> AsyncStream<StoreCommit> {
-        broadcaster.subscribe()
+        let stream = broadcaster.subscribe()
+        startExternalChangeMonitor()
+        return stream
+    }
+
+    /// How often `PRAGMA data_version` is read while observers listen.
+    public static let externalChangePollInterval: Duration = .milliseconds(50)
+
+    private func startExternalChangeMonitor() {
+        let start = monitorRunning.withLock { running -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard start else { return }
+        Task.detached { [weak self] in
+            var last: Int?
+            while let store = self {
+                let keepGoing = store.monitorRunning.withLock { running -> Bool in
+                    if store.broadcaster.subscriberCount == 0 { running = false }
+                    return running
+                }
+                guard keepGoing else { return }
+                let probe = try? await store.database.writeWithoutTransaction { db -> (Int, [String]) in
+                    // data_version on the writer connection changes only for other connections' commits.
+                    let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                    return (version, tables)
+                }
+                if let (version, tables) = probe {
+                    if let last, last != version {
+                        store.broadcaster.publish(StoreCommit(tables: Set(tables)))
+                    }
+                    last = version
+                }
+                try? await Task.sleep(for: SQLiteStore.externalChangePollInterval)
+            }
+        }
     }
 
     /// Runs `body` on the writer connection even if the calling task is cancelled: beginning,

@@ -1,0 +1,51 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+@Suite("SQLiteStore observation")
+struct SQLiteObservationTests {
+    @Test("a write by another process (the sqlite3 command) reaches an observer")
+    func externalProcessWrite() async throws {
+        let sqlite3 = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        let binary = try #require(sqlite3, "the sqlite3 command is needed (apt-get install sqlite3)")
+        let store = try SQLiteStore.temporary()
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport.sample)
+        var iterator = airports.observe(where: \.country == "PL").makeAsyncIterator()
+        #expect(try await iterator.next()?.map(\.icao) == ["EPPO"])
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            store.path,
+            "PRAGMA busy_timeout = 5000; INSERT INTO airports (icao, name, country, elevation, lat, lon) "
+                + "VALUES ('EPWA', 'Warsaw Chopin', 'PL', 362, 52.17, 20.97);",
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        let next = try await iterator.next()
+        #expect(next?.map(\.icao) == ["EPPO", "EPWA"])
+    }
+
+    @Test("this store's own commits are not announced twice")
+    func ownCommitsOnce() async throws {
+        let store = try SQLiteStore.temporary()
+        let counting = CountingStore(store)
+        let airports = counting.repository(TestAirport.self)
+        try await airports.insert(TestAirport.sample)
+        var iterator = airports.observe(where: \.country == "PL").makeAsyncIterator()
+        _ = try await iterator.next()
+        let before = counting.fetchCount
+        try await counting.repository(Reading.self).insert(Reading(station: "x", sequence: 1, value: nil))
+        try await Task.sleep(for: SQLiteStore.externalChangePollInterval * 4)
+        try await airports.upsert(TestAirport(icao: "EPWA", name: "Warsaw", country: "PL"))
+        _ = try await iterator.next()
+        #expect(counting.fetchCount == before + 1)
+    }
+}
