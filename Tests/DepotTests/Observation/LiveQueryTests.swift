@@ -1,0 +1,33 @@
+import Depot
+import DepotTesting
+import Testing
+
+@MainActor
+func waitUntil(_ condition: @MainActor () -> Bool) async -> Bool {
+    for _ in 0..<400 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+@Suite("LiveQuery")
+@MainActor
+struct LiveQueryTests {
+    @Test("a live query holds the current results and follows commits")
+    func followsCommits() async throws {
+        let store = InMemoryStore()
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport.sample)
+        let live = LiveQuery(airports, where: \.country == "DE", orderBy: [.descending(\.elevation)])
+        #expect(await waitUntil { live.isLoaded })
+        #expect(live.results.map(\.icao) == ["EDDM", "EDXS"])
+        try await airports.upsert(TestAirport(icao: "EDDF", name: "Frankfurt", country: "DE", elevation: 364))
+        #expect(await waitUntil { live.results.count == 3 })
+        #expect(live.results.map(\.icao) == ["EDDM", "EDDF", "EDXS"])
+        live.stop()
+        try await airports.remove("EDDF")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(live.results.count == 3)
+    }
+}
