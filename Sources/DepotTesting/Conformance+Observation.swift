@@ -12,10 +12,12 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
-/// A small deterministic random generator, so a failing sequence can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+/// A small deterministic random generator (SplitMix64), so a failing sequence can be replayed
+/// from its seed.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

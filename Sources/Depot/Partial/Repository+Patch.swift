@@ -130,18 +130,6 @@ extension Repository {
     public func persist<Mapper: PatchMapper>(
         _ sources: some Sequence<Mapper.Source>, mapper: Mapper
     ) async throws where Mapper.Target == Root {
-        var patches: [Patch<Root>] = []
-        for source in sources {
-            do {
-                patches.append(try mapper.patch(from: source))
-            } catch let error as DepotError {
-                throw error
-            } catch {
-                throw DepotError(
-                    .mappingFailed, "\(Mapper.self) could not map a \(Mapper.Source.self) to a patch of \(Root.self)",
-                    table: Root.schema.tableName, underlying: error)
-            }
-        }
-        try await apply(patches)
+        try await apply(Self.mapping(sources, with: Mapper.self) { try mapper.patch(from: $0) })
     }
 }

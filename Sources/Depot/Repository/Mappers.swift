@@ -53,18 +53,7 @@ extension Repository {
     public func persist<Mapper: PersistMapper>(
         _ sources: some Sequence<Mapper.Source>, mapper: Mapper
     ) async throws where Mapper.Target == Root {
-        var entities: [Root] = []
-        for source in sources {
-            do {
-                entities.append(try mapper.entity(from: source))
-            } catch let error as DepotError {
-                throw error
-            } catch {
-                throw DepotError(
-                    .mappingFailed, "\(Mapper.self) could not map a \(Mapper.Source.self) to \(Root.self)",
-                    table: Root.schema.tableName, underlying: error)
-            }
-        }
+        let entities = try Self.mapping(sources, with: Mapper.self) { try mapper.entity(from: $0) }
         try await upsert(entities)
     }
 
@@ -110,6 +99,23 @@ extension Repository {
             var seen: Set<StoredValue> = []
             let entities = order.compactMap { key in seen.insert(key).inserted ? byKey[key] : nil }
             try await inner.upsert(entities)
+        }
+    }
+
+    /// Maps every source, wrapping a mapper's own errors in a `.mappingFailed` error that names it.
+    static func mapping<Source, Output>(
+        _ sources: some Sequence<Source>, with mapper: Any.Type, _ transform: (Source) throws -> Output
+    ) throws -> [Output] {
+        try sources.map { source in
+            do {
+                return try transform(source)
+            } catch let error as DepotError {
+                throw error
+            } catch {
+                throw DepotError(
+                    .mappingFailed, "\(mapper) could not map a \(Source.self) for \(Root.self)",
+                    table: Root.schema.tableName, underlying: error)
+            }
         }
     }
 
