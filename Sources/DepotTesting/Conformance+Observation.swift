@@ -69,6 +69,18 @@ extension StoreConformance {
             #expect(codes(try await iterator.next() ?? []) == ["EPPO", "EPWA"])
             #expect(counting.fetchCount == before + 2)
         },
+        ConformanceCase("observers of one query share one re-query per commit") { (store: any Store) async throws in
+            let counting = CountingStore(store)
+            let airports = try await counting.seededAirports()
+            var iterators = (0..<5).map { _ in airports.observe(where: \.country == "DE").makeAsyncIterator() }
+            for index in iterators.indices { #expect(try await iterators[index].next()?.count == 2) }
+            let before = counting.fetchCount
+            #expect(before <= 5)
+            try await airports.upsert(TestAirport(icao: "EDDF", name: "Frankfurt", country: "DE"))
+            for index in iterators.indices { #expect(try await iterators[index].next()?.count == 3) }
+            #expect(counting.fetchCount == before + 1)
+            #expect(counting.liveSubscriptions == 1)
+        },
         ConformanceCase("leaving the loop ends the observation and releases its subscription") {
             (store: any Store) async throws in
             let counting = CountingStore(store)

@@ -136,43 +136,31 @@ final class CommitSignal: Sendable {
     }
 }
 
-/// One observer's state: its commit subscription and the last result it delivered.
+/// One observer's state: its place in the store's hub and the last result it delivered.
 final class ObservationState<Root: Entity>: Sendable {
-    typealias Row = (key: [StoredValue], values: [StoredValue])
-    let store: any Store
+    typealias Row = ObservationHub.Row
+    let hub: ObservationHub
     let query: SelectQuery
     let timing: ObservationTiming
     let signal = CommitSignal()
-    let listener: Task<Void, Never>
     private let delivered = Mutex<(rows: [Row]?, at: ContinuousClock.Instant?)>((nil, nil))
 
     init(store: any Store, query: SelectQuery, timing: ObservationTiming) {
-        self.store = store
         self.query = query
         self.timing = timing
-        // Subscribed before the first fetch, so no commit falls between the two.
-        let commits = store.commits()
-        let table = query.table.name
-        let signal = signal
-        listener = Task {
-            for await commit in commits where commit.tables.contains(table) { signal.bump() }
-            signal.end()
-        }
+        // Registered before the first fetch, so no commit falls between the two.
+        hub = ObservationHub.hub(for: store)
+        hub.register(signal, for: query)
     }
 
-    deinit { listener.cancel() }
-
-    private func fetch() async throws -> [Row] {
-        let keyIndices = query.table.primaryKeyIndices
-        return try await store.fetch(query) { values in (keyIndices.map { values[$0] }, values) }
-    }
+    deinit { hub.unregister(signal, for: query) }
 
     func next() async throws -> ResultChange<Root>? {
         if Task.isCancelled { return nil }
         let schema = Root.schema
         guard let previous = delivered.withLock({ $0.rows }) else {
             signal.consume()
-            let rows = try await fetch()
+            let rows = try await hub.rows(for: query)
             delivered.withLock { $0 = (rows, ContinuousClock.now) }
             return ResultChange(
                 result: try rows.map { try schema.decode($0.values) }, inserted: Array(rows.indices), removed: [],
@@ -198,7 +186,7 @@ final class ObservationState<Root: Entity>: Sendable {
                 }
             }
             signal.consume()
-            let rows = try await fetch()
+            let rows = try await hub.rows(for: query)
             let change = ResultDiff.change(from: last, to: rows, result: try rows.map { try schema.decode($0.values) })
             last = rows
             delivered.withLock { $0.rows = rows }

@@ -1,0 +1,109 @@
+import Synchronization
+
+/// The observers of one store: a single commit subscription fanned out to them, and one shared
+/// query per distinct query and commit generation, however many observers run it.
+final class ObservationHub: Sendable {
+    typealias Row = (key: [StoredValue], values: [StoredValue])
+
+    private struct Shared {
+        var generation: Int
+        var task: Task<[Row], any Error>
+    }
+    private struct State {
+        var generations: [String: Int] = [:]
+        var signals: [ObjectIdentifier: (table: String, signal: CommitSignal)] = [:]
+        var shared: [SelectQuery: Shared] = [:]
+        var observers: [SelectQuery: Int] = [:]
+    }
+
+    let store: any Store
+    private let state = Mutex(State())
+    private let listener: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    private static let registry = Mutex<[ObjectIdentifier: WeakHub]>([:])
+    private struct WeakHub { weak var hub: ObservationHub? }
+
+    /// The hub of `store`, created on first use and released with its last observer.
+    static func hub(for store: any Store) -> ObservationHub {
+        let id = ObjectIdentifier(store as AnyObject)
+        return registry.withLock { hubs in
+            if let hub = hubs[id]?.hub { return hub }
+            let hub = ObservationHub(store: store)
+            hubs = hubs.filter { $0.value.hub != nil }
+            hubs[id] = WeakHub(hub: hub)
+            return hub
+        }
+    }
+
+    private init(store: any Store) {
+        self.store = store
+        let commits = store.commits()
+        let task = Task { [weak self] in
+            for await commit in commits {
+                guard let self else { return }
+                self.received(commit)
+            }
+            self?.ended()
+        }
+        listener.withLock { $0 = task }
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
+    }
+
+    private func received(_ commit: StoreCommit) {
+        let woken = state.withLock { state -> [CommitSignal] in
+            for table in commit.tables { state.generations[table, default: 0] += 1 }
+            return state.signals.values.filter { commit.tables.contains($0.table) }.map(\.signal)
+        }
+        for signal in woken { signal.bump() }
+    }
+
+    private func ended() {
+        let all = state.withLock { $0.signals.values.map(\.signal) }
+        for signal in all { signal.end() }
+    }
+
+    /// Registers an observer of `query`; commits to its table wake `signal`.
+    func register(_ signal: CommitSignal, for query: SelectQuery) {
+        state.withLock { state in
+            state.signals[ObjectIdentifier(signal)] = (query.table.name, signal)
+            state.observers[query, default: 0] += 1
+        }
+    }
+
+    /// Removes an observer; the shared result of its query goes with the query's last observer.
+    func unregister(_ signal: CommitSignal, for query: SelectQuery) {
+        state.withLock { state in
+            state.signals[ObjectIdentifier(signal)] = nil
+            let remaining = (state.observers[query] ?? 1) - 1
+            if remaining <= 0 {
+                state.observers[query] = nil
+                state.shared[query] = nil
+            } else {
+                state.observers[query] = remaining
+            }
+        }
+    }
+
+    /// How many observers are registered.
+    var observerCount: Int { state.withLock { $0.signals.count } }
+
+    /// The rows of `query` as of the current commit generation of its table: observers asking
+    /// at the same generation share one query.
+    func rows(for query: SelectQuery) async throws -> [Row] {
+        let store = store
+        let task = state.withLock { state -> Task<[Row], any Error> in
+            let generation = state.generations[query.table.name, default: 0]
+            if let shared = state.shared[query], shared.generation == generation { return shared.task }
+            let keyIndices = query.table.primaryKeyIndices
+            let task = Task { () throws -> [Row] in
+                try await store.fetch(query) { values -> Row in (keyIndices.map { values[$0] }, values) }
+            }
+            state.shared[query] = Shared(generation: generation, task: task)
+            return task
+        }
+        return try await task.value
+    }
+}
