@@ -1,0 +1,358 @@
+import Depot
+import DepotSQLite
+import Foundation
+import GRDBSQLite
+
+// depot-bench: Depot against the raw SQLite C API, same work, same process, interleaved rounds.
+// swift run -c release --package-path Benchmarks depot-bench [--json] [--n 100000]
+
+struct BenchAirport: Entity, Equatable {
+    var icao: String
+    var iata: String?
+    var name: String
+    var city: String?
+    var country: String
+    var elevation: Double
+    var latitude: Double
+    var longitude: Double
+
+    static let schema = Schema<BenchAirport>("airports", primaryKey: \.icao) {
+        Column(\.icao, "icao")
+        Column(\.iata, "iata")
+        Column(\.name, "name")
+        Column(\.city, "city")
+        Column(\.country, "country")
+        Column(\.elevation, "elevation")
+        Column(\.latitude, "lat")
+        Column(\.longitude, "lon")
+    }
+}
+
+// MARK: - Data
+
+func loadRows(count: Int) throws -> [BenchAirport] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    let csv = root.appendingPathComponent("Sources/AirportsExample/Resources/airports.csv")
+    let text = try String(contentsOf: csv, encoding: .utf8)
+    var base: [BenchAirport] = []
+    for line in text.split(separator: "\n").dropFirst() {
+        // The bundled file quotes every text field and never embeds commas in numbers.
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+            } else if character == ",", !quoted {
+                fields.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current)
+        guard fields.count == 11 else { continue }
+        base.append(
+            BenchAirport(
+                icao: fields[0], iata: fields[1].isEmpty ? nil : fields[1], name: fields[2],
+                city: fields[3].isEmpty ? nil : fields[3], country: fields[5], elevation: Double(fields[6]) ?? 0,
+                latitude: Double(fields[7]) ?? 0, longitude: Double(fields[8]) ?? 0))
+    }
+    var rows: [BenchAirport] = []
+    rows.reserveCapacity(count)
+    var copy = 0
+    while rows.count < count {
+        for airport in base where rows.count < count {
+            var row = airport
+            if copy > 0 { row.icao += "_\(copy)" }
+            rows.append(row)
+        }
+        copy += 1
+    }
+    return rows
+}
+
+// MARK: - Raw SQLite baseline
+
+let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+final class RawDatabase {
+    var handle: OpaquePointer?
+
+    init(path: String) {
+        sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        execute("PRAGMA journal_mode = WAL")
+        execute("PRAGMA synchronous = NORMAL")
+        execute(
+            "CREATE TABLE IF NOT EXISTS \"airports\" (\"icao\" TEXT NOT NULL, \"iata\" TEXT, \"name\" TEXT NOT NULL, "
+                + "\"city\" TEXT, \"country\" TEXT NOT NULL, \"elevation\" REAL NOT NULL, \"lat\" REAL NOT NULL, "
+                + "\"lon\" REAL NOT NULL, PRIMARY KEY (\"icao\"))")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(_ sql: String) {
+        sqlite3_exec(handle, sql, nil, nil, nil)
+    }
+
+    func prepare(_ sql: String) -> OpaquePointer? {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        return statement
+    }
+
+    static func bind(_ statement: OpaquePointer?, _ index: Int32, _ text: String?) {
+        guard var text else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        text.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) {
+                sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), transient)
+            }
+        }
+    }
+
+    func write(_ rows: [BenchAirport], upsert: Bool) {
+        var sql =
+            "INSERT INTO \"airports\" (\"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        if upsert {
+            sql +=
+                " ON CONFLICT (\"icao\") DO UPDATE SET \"iata\" = excluded.\"iata\", \"name\" = excluded.\"name\", \"city\" = excluded.\"city\", \"country\" = excluded.\"country\", \"elevation\" = excluded.\"elevation\", \"lat\" = excluded.\"lat\", \"lon\" = excluded.\"lon\""
+        }
+        execute("BEGIN IMMEDIATE")
+        let statement = prepare(sql)
+        for row in rows {
+            Self.bind(statement, 1, row.icao)
+            Self.bind(statement, 2, row.iata)
+            Self.bind(statement, 3, row.name)
+            Self.bind(statement, 4, row.city)
+            Self.bind(statement, 5, row.country)
+            sqlite3_bind_double(statement, 6, row.elevation)
+            sqlite3_bind_double(statement, 7, row.latitude)
+            sqlite3_bind_double(statement, 8, row.longitude)
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        execute("COMMIT")
+    }
+
+    static func text(_ statement: OpaquePointer?, _ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    func fetch(_ sql: String, _ arguments: [String] = []) -> [BenchAirport] {
+        let statement = prepare(sql)
+        for (index, argument) in arguments.enumerated() { Self.bind(statement, Int32(index + 1), argument) }
+        var rows: [BenchAirport] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append(
+                BenchAirport(
+                    icao: Self.text(statement, 0) ?? "", iata: Self.text(statement, 1),
+                    name: Self.text(statement, 2) ?? "",
+                    city: Self.text(statement, 3), country: Self.text(statement, 4) ?? "",
+                    elevation: sqlite3_column_double(statement, 5), latitude: sqlite3_column_double(statement, 6),
+                    longitude: sqlite3_column_double(statement, 7)))
+        }
+        sqlite3_finalize(statement)
+        return rows
+    }
+
+    func count(_ sql: String, _ arguments: [String]) -> Int {
+        let statement = prepare(sql)
+        for (index, argument) in arguments.enumerated() { Self.bind(statement, Int32(index + 1), argument) }
+        sqlite3_step(statement)
+        let count = Int(sqlite3_column_int64(statement, 0))
+        sqlite3_finalize(statement)
+        return count
+    }
+}
+
+// MARK: - Harness
+
+struct Result: Encodable {
+    var `case`: String
+    var backend: String
+    var n: Int
+    var subject: String
+    var median_ms: Double
+    var baseline: String
+    var baseline_median_ms: Double
+    var ratio: Double
+    var peak_rss_mb: Double?
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func scratchPath() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-bench-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("bench.sqlite").path
+}
+
+func removeDatabase(_ path: String) {
+    try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+}
+
+/// Runs subject and baseline alternately: one warm-up each, then `rounds` timed rounds.
+/// `prepare` builds a fresh database for a round; only `work` is timed.
+@MainActor
+func compare(
+    _ name: String, n: Int, rounds: Int = 5,
+    subject: (String) async throws -> Void, subjectPrepare: (String) async throws -> Void = { _ in },
+    baseline: (String) -> Void, baselinePrepare: (String) -> Void = { _ in }
+) async throws -> Result {
+    let clock = ContinuousClock()
+    var subjectTimes: [Double] = []
+    var baselineTimes: [Double] = []
+    for round in 0...rounds {
+        let subjectPath = scratchPath()
+        try await subjectPrepare(subjectPath)
+        let started = clock.now
+        try await subject(subjectPath)
+        let subjectTime = milliseconds(clock.now - started)
+        removeDatabase(subjectPath)
+
+        let baselinePath = scratchPath()
+        baselinePrepare(baselinePath)
+        let baselineStarted = clock.now
+        baseline(baselinePath)
+        let baselineTime = milliseconds(clock.now - baselineStarted)
+        removeDatabase(baselinePath)
+        if round > 0 {
+            subjectTimes.append(subjectTime)
+            baselineTimes.append(baselineTime)
+        }
+    }
+    let subjectMedian = median(subjectTimes)
+    let baselineMedian = median(baselineTimes)
+    return Result(
+        case: name, backend: "sqlite", n: n, subject: "depot", median_ms: subjectMedian, baseline: "raw-c",
+        baseline_median_ms: baselineMedian, ratio: subjectMedian / baselineMedian, peak_rss_mb: nil)
+}
+
+// MARK: - Cases
+
+@main
+struct DepotBench {
+    static func main() async throws {
+
+        let arguments = CommandLine.arguments
+        let json = arguments.contains("--json")
+        let sizes: [Int] =
+            arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) }.map { [$0] } ?? [10_000, 100_000]
+
+        var results: [Result] = []
+        for n in sizes {
+            let rows = try loadRows(count: n)
+            let updated = rows.map { row -> BenchAirport in
+                var copy = row
+                copy.elevation += 1
+                copy.name += " (updated)"
+                return copy
+            }
+            func seedDepot(_ path: String) async throws {
+                try await SQLiteStore(path: path).repository(BenchAirport.self).insert(rows)
+            }
+            func seedRaw(_ path: String) { RawDatabase(path: path).write(rows, upsert: false) }
+            let nearPoint = Coordinate(latitude: 59.91, longitude: 10.75)
+
+            results.append(
+                try await compare(
+                    "insert", n: n,
+                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).insert(rows) },
+                    baseline: { RawDatabase(path: $0).write(rows, upsert: false) }))
+            results.append(
+                try await compare(
+                    "upsert over existing", n: n,
+                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).upsert(updated) },
+                    subjectPrepare: seedDepot,
+                    baseline: { RawDatabase(path: $0).write(updated, upsert: true) }, baselinePrepare: seedRaw))
+            results.append(
+                try await compare(
+                    "fetch all", n: n,
+                    subject: { _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetchAll() },
+                    subjectPrepare: seedDepot,
+                    baseline: {
+                        _ = RawDatabase(path: $0).fetch(
+                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" ORDER BY \"icao\""
+                        )
+                    }, baselinePrepare: seedRaw))
+            results.append(
+                try await compare(
+                    "fetch country == US", n: n,
+                    subject: {
+                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
+                            where: \.country == "US")
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: {
+                        _ = RawDatabase(path: $0).fetch(
+                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" WHERE \"country\" = ? ORDER BY \"icao\"",
+                            ["US"])
+                    }, baselinePrepare: seedRaw))
+            results.append(
+                try await compare(
+                    "count country == US", n: n,
+                    subject: {
+                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).count(
+                            where: \.country == "US")
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: {
+                        _ = RawDatabase(path: $0).count(
+                            "SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
+                    }, baselinePrepare: seedRaw))
+            results.append(
+                try await compare(
+                    "nearest 5", n: n,
+                    subject: {
+                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
+                            orderBy: [.nearest(to: nearPoint, latitude: \.latitude, longitude: \.longitude)], limit: 5)
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: { path in
+                        // The same ordering computed by hand in C-API terms: every row read, haversine in Swift, top 5.
+                        let all = RawDatabase(path: path).fetch(
+                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
+                        )
+                        _ = all.map {
+                            (
+                                $0,
+                                GeoDistance.haversineKilometers(
+                                    nearPoint, Coordinate(latitude: $0.latitude, longitude: $0.longitude))
+                            )
+                        }
+                        .sorted { $0.1 < $1.1 }.prefix(5)
+                    }, baselinePrepare: seedRaw))
+        }
+
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            for result in results {
+                FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
+            }
+        } else {
+            let header = "case                     n        depot ms   raw ms     ratio"
+            print(header)
+            for result in results {
+                print(
+                    result.case.padding(toLength: 24, withPad: " ", startingAt: 0)
+                        + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%-11.1f%-11.1f%.2f×", result.median_ms, result.baseline_median_ms, result.ratio))
+            }
+        }
+    }
+}
