@@ -178,11 +178,18 @@ struct Result: Encodable {
     var backend: String
     var n: Int
     var subject: String
-    var median_ms: Double
+    var medianMilliseconds: Double
     var baseline: String
-    var baseline_median_ms: Double
+    var baselineMedianMilliseconds: Double
     var ratio: Double
-    var peak_rss_mb: Double?
+    var peakRSSMegabytes: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case `case`, backend, n, subject, baseline, ratio
+        case medianMilliseconds = "median_ms"
+        case baselineMedianMilliseconds = "baseline_median_ms"
+        case peakRSSMegabytes = "peak_rss_mb"
+    }
 }
 
 func median(_ values: [Double]) -> Double {
@@ -237,8 +244,8 @@ func compare(
     let subjectMedian = median(subjectTimes)
     let baselineMedian = median(baselineTimes)
     return Result(
-        case: name, backend: "sqlite", n: n, subject: "depot", median_ms: subjectMedian, baseline: "raw-c",
-        baseline_median_ms: baselineMedian, ratio: subjectMedian / baselineMedian, peak_rss_mb: nil)
+        case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: subjectMedian, baseline: "raw-c",
+        baselineMedianMilliseconds: baselineMedian, ratio: subjectMedian / baselineMedian, peakRSSMegabytes: nil)
 }
 
 // MARK: - Cases
@@ -351,7 +358,7 @@ struct DepotBench {
                     result.case.padding(toLength: 24, withPad: " ", startingAt: 0)
                         + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
                         + String(
-                            format: "%-11.1f%-11.1f%.2f×", result.median_ms, result.baseline_median_ms, result.ratio))
+                            format: "%-11.1f%-11.1f%.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds, result.ratio))
             }
         }
     }
