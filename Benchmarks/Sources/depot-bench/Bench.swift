@@ -358,7 +358,8 @@ struct DepotBench {
                     result.case.padding(toLength: 24, withPad: " ", startingAt: 0)
                         + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
                         + String(
-                            format: "%-11.1f%-11.1f%.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds, result.ratio))
+                            format: "%-11.1f%-11.1f%.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds,
+                            result.ratio))
             }
         }
     }
