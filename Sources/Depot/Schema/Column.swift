@@ -15,24 +15,29 @@ public struct Column<Root>: Sendable {
     /// Whether the column accepts NULL.
     public let isNullable: Bool
 
-    let keyPath: KeyPathBox
-    let valueType: ObjectIdentifier
-    let valueTypeName: String
+    @usableFromInline let keyPath: KeyPathBox
+    @usableFromInline let valueType: ObjectIdentifier
+    @usableFromInline let valueTypeName: String
     /// The attribute's byte range inside `Root`, when it is a stored property.
-    let offset: Int?
-    let size: Int
+    @usableFromInline let offset: Int?
+    @usableFromInline let size: Int
     /// Reads the attribute of the value at `base` (a pointer to a `Root`).
-    let load: @Sendable (UnsafeRawPointer) -> StoredValue
+    @usableFromInline let load: @Sendable (UnsafeRawPointer) -> StoredValue
     /// Reads the attribute through the key path (computed properties, classes).
-    let get: @Sendable (Root) -> StoredValue
+    @usableFromInline let get: @Sendable (Root) -> StoredValue
     /// Initializes the attribute in place at `address` (already offset) from a stored value.
-    let initialize: @Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void
+    @usableFromInline let initialize:
+        @Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void
     /// Deinitializes an attribute initialized by `initialize` (used when a later column fails).
-    let deinitialize: @Sendable (UnsafeMutableRawPointer) -> Void
+    @usableFromInline let deinitialize: @Sendable (UnsafeMutableRawPointer) -> Void
     /// Decodes a stored value to the attribute type and back, checking that it fits.
-    let check: @Sendable (StoredValue) throws(StoredValueMismatch) -> Void
+    @usableFromInline let check: @Sendable (StoredValue) throws(StoredValueMismatch) -> Void
 
     /// A column for the attribute at `keyPath`, named `name` in the table.
+    ///
+    /// Inlinable so the per-column closures are specialized where the attribute type is known
+    /// (the entity's module): the bulk read and write loops then run without generic dispatch.
+    @inlinable
     public init<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ name: String) {
         self.name = name
         self.type = Value.columnType
@@ -61,16 +66,19 @@ public struct Column<Root>: Sendable {
 }
 
 /// An immutable key path, boxed so it can live in `Sendable` schemas.
+@usableFromInline
 struct KeyPathBox: @unchecked Sendable, Hashable {
     // Key paths are immutable once formed; AnyKeyPath is just not annotated Sendable.
-    let keyPath: AnyKeyPath
-    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+    @usableFromInline let keyPath: AnyKeyPath
+    @usableFromInline init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
 /// A typed key path, boxed for `@Sendable` closures.
+@usableFromInline
 struct TypedKeyPathBox<Root, Value>: @unchecked Sendable {
     // Key paths are immutable once formed; KeyPath is just not annotated Sendable.
-    let keyPath: KeyPath<Root, Value>
+    @usableFromInline let keyPath: KeyPath<Root, Value>
+    @usableFromInline init(keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }
 }
 
 /// Collects the columns of a ``Schema``.

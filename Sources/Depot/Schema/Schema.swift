@@ -27,6 +27,8 @@ public struct Schema<Root>: Sendable {
     public let validationError: DepotError?
 
     let columnIndexByKeyPath: [KeyPathBox: Int]
+    /// Byte offsets of the columns' attributes, in column order (0 when not stored properties).
+    let offsets: [Int]
     let customDecode: (@Sendable (Row<Root>) throws -> Root)?
     /// Whether rows can be rebuilt by initializing each stored property in place.
     let decodesInPlace: Bool
@@ -100,6 +102,7 @@ public struct Schema<Root>: Sendable {
         let layout = decode == nil ? Self.layoutProblems(columns) : []
         problems += layout
         self.decodesInPlace = decode == nil && layout.isEmpty
+        self.offsets = columns.map { $0.offset ?? 0 }
         self.primaryKeyIndices = keyIndices
         self.columnIndexByKeyPath = byKeyPath
         self.table = TableDescription(
@@ -213,13 +216,14 @@ extension Schema {
 
     /// The stored values of `entity`, in column order, appended to `values`.
     func appendValues(of entity: Root, to values: inout [StoredValue]) {
+        // Index access: iterating the columns would copy each Column (and retain its closures) per row.
         if decodesInPlace {
             withUnsafePointer(to: entity) { pointer in
                 let base = UnsafeRawPointer(pointer)
-                for column in columns { values.append(column.load(base)) }
+                for index in columns.indices { values.append(columns[index].load(base)) }
             }
         } else {
-            for column in columns { values.append(column.get(entity)) }
+            for index in columns.indices { values.append(columns[index].get(entity)) }
         }
     }
 
@@ -248,13 +252,13 @@ extension Schema {
             let base = UnsafeMutableRawPointer(typed)
             var initialized = 0
             do throws(StoredValueMismatch) {
-                for (index, column) in columns.enumerated() {
-                    try column.initialize(base.advanced(by: column.offset ?? 0), values[index])
+                while initialized < columns.count {
+                    try columns[initialized].initialize(base.advanced(by: offsets[initialized]), values[initialized])
                     initialized += 1
                 }
             } catch {
-                for column in columns.prefix(initialized) {
-                    column.deinitialize(base.advanced(by: column.offset ?? 0))
+                for index in 0..<initialized {
+                    columns[index].deinitialize(base.advanced(by: offsets[index]))
                 }
                 throw decodingError(column: initialized, values: values, error)
             }

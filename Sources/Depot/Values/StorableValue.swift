@@ -56,14 +56,14 @@ extension Optional: StorableValue where Wrapped: StorableValue {
     public static var columnType: ColumnType { Wrapped.columnType }
     public static var isNullable: Bool { true }
 
-    public var storedValue: StoredValue {
+    @inlinable public var storedValue: StoredValue {
         switch self {
         case .none: .null
         case .some(let value): value.storedValue
         }
     }
 
-    public init(storedValue: StoredValue) throws(StoredValueMismatch) {
+    @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         if case .null = storedValue {
             self = .none
         } else {
@@ -92,8 +92,8 @@ public protocol _StorableInteger: StorableValue, FixedWidthInteger {}
 
 extension _StorableInteger {
     public static var columnType: ColumnType { .integer }
-    public var storedValue: StoredValue { .integer(Int64(self)) }
-    public init(storedValue: StoredValue) throws(StoredValueMismatch) {
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+    @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .integer(let value):
             guard let exact = Self(exactly: value) else {
@@ -122,8 +122,8 @@ extension UInt32: _StorableInteger {}
 
 extension Double: StorableValue {
     public static var columnType: ColumnType { .double }
-    public var storedValue: StoredValue { .double(self) }
-    public init(storedValue: StoredValue) throws(StoredValueMismatch) {
+    @inlinable public var storedValue: StoredValue { .double(self) }
+    @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .double(let value): self = value
         case .integer(let value): self = Double(value)
@@ -165,8 +165,8 @@ extension Decimal: StorableValue {
 
 extension String: StorableValue {
     public static var columnType: ColumnType { .text }
-    public var storedValue: StoredValue { .text(self) }
-    public init(storedValue: StoredValue) throws(StoredValueMismatch) {
+    @inlinable public var storedValue: StoredValue { .text(self) }
+    @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         guard case .text(let value) = storedValue else {
             throw StoredValueMismatch(found: storedValue, expected: String.self)
         }
