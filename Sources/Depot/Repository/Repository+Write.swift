@@ -110,12 +110,43 @@ extension Repository {
         return batch
     }
 
+    /// ``deduplicate(_:keyIndices:table:_:)`` for the common single-column key, without a key
+    /// array per row.
+    static func deduplicateSingleKey(
+        _ batch: inout RowBatch, keyIndex: Int, table: String, _ duplicates: DuplicateKeys
+    ) throws {
+        let width = batch.columns.count
+        var lastRow: [StoredValue: Int] = [:]
+        lastRow.reserveCapacity(batch.count)
+        var repeated = false
+        for row in 0..<batch.count where lastRow.updateValue(row, forKey: batch.values[row * width + keyIndex]) != nil {
+            if duplicates == .reject {
+                throw DepotError(
+                    .constraintViolation,
+                    "\(table): key \(TableDescription.describeKey([batch.values[row * width + keyIndex]])) appears twice in one insert",
+                    table: table)
+            }
+            repeated = true
+        }
+        guard repeated else { return }
+        var kept: [StoredValue] = []
+        kept.reserveCapacity(lastRow.count * width)
+        for row in 0..<batch.count where lastRow[batch.values[row * width + keyIndex]] == row {
+            kept.append(contentsOf: batch.values[(row * width)..<((row + 1) * width)])
+        }
+        batch.values = kept
+    }
+
     /// Drops earlier rows whose key appears again later (or throws, when rejecting duplicates).
     static func deduplicate(
         _ batch: inout RowBatch, keyIndices: [Int], table: String, _ duplicates: DuplicateKeys
     ) throws {
         let width = batch.columns.count
         guard batch.count > 1 else { return }
+        if keyIndices.count == 1 {
+            try deduplicateSingleKey(&batch, keyIndex: keyIndices[0], table: table, duplicates)
+            return
+        }
         var lastRow: [[StoredValue]: Int] = [:]
         lastRow.reserveCapacity(batch.count)
         var repeated = false

@@ -86,8 +86,8 @@ extension StoredValue: Hashable {
         case .double(let value): hasher.combine(value)
         case .decimal(let value): hasher.combine(value)
         case .text(let value):
-            hasher.combine(value.utf8.count)
-            for byte in value.utf8 { hasher.combine(byte) }
+            var text = value
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .blob(let value): hasher.combine(value)
         case .date(let value): hasher.combine(value)
         case .uuid(let value): hasher.combine(value)
