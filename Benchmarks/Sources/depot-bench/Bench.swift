@@ -211,6 +211,9 @@ func removeDatabase(_ path: String) {
     try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
 }
 
+/// `--only NAME` runs the cases whose name contains NAME (for profiling one case).
+let onlyCase: String? = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+
 /// Runs subject and baseline alternately: one warm-up each, then `rounds` timed rounds.
 /// `prepare` builds a fresh database for a round; only `work` is timed.
 @MainActor
@@ -218,7 +221,8 @@ func compare(
     _ name: String, n: Int, rounds: Int = 5,
     subject: (String) async throws -> Void, subjectPrepare: (String) async throws -> Void = { _ in },
     baseline: (String) -> Void, baselinePrepare: (String) -> Void = { _ in }
-) async throws -> Result {
+) async throws -> Result? {
+    if let onlyCase, !name.contains(onlyCase) { return nil }
     let clock = ContinuousClock()
     var subjectTimes: [Double] = []
     var baselineTimes: [Double] = []
@@ -248,6 +252,12 @@ func compare(
         baselineMedianMilliseconds: baselineMedian, ratio: subjectMedian / baselineMedian, peakRSSMegabytes: nil)
 }
 
+extension Array where Element == Result {
+    mutating func appendIfPresent(_ result: Result?) {
+        if let result { append(result) }
+    }
+}
+
 // MARK: - Cases
 
 @main
@@ -274,18 +284,18 @@ struct DepotBench {
             func seedRaw(_ path: String) { RawDatabase(path: path).write(rows, upsert: false) }
             let nearPoint = Coordinate(latitude: 59.91, longitude: 10.75)
 
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "insert", n: n,
                     subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).insert(rows) },
                     baseline: { RawDatabase(path: $0).write(rows, upsert: false) }))
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "upsert over existing", n: n,
                     subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).upsert(updated) },
                     subjectPrepare: seedDepot,
                     baseline: { RawDatabase(path: $0).write(updated, upsert: true) }, baselinePrepare: seedRaw))
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "fetch all", n: n,
                     subject: { _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetchAll() },
@@ -295,7 +305,7 @@ struct DepotBench {
                             "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" ORDER BY \"icao\""
                         )
                     }, baselinePrepare: seedRaw))
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "fetch country == US", n: n,
                     subject: {
@@ -308,7 +318,7 @@ struct DepotBench {
                             "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" WHERE \"country\" = ? ORDER BY \"icao\"",
                             ["US"])
                     }, baselinePrepare: seedRaw))
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "count country == US", n: n,
                     subject: {
@@ -320,7 +330,7 @@ struct DepotBench {
                         _ = RawDatabase(path: $0).count(
                             "SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
                     }, baselinePrepare: seedRaw))
-            results.append(
+            results.appendIfPresent(
                 try await compare(
                     "nearest 5", n: n,
                     subject: {

@@ -29,6 +29,12 @@ public struct Schema<Root>: Sendable {
     let columnIndexByKeyPath: [KeyPathBox: Int]
     /// Byte offsets of the columns' attributes, in column order (0 when not stored properties).
     let offsets: [Int]
+    // The hot per-cell closures, in their own arrays: reading a field of a `Column<Root>` element
+    // in unspecialized code copies the whole struct (every closure retained) per cell.
+    let loaders: [@Sendable (UnsafeRawPointer) -> StoredValue]
+    let getters: [@Sendable (Root) -> StoredValue]
+    let initializers: [@Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void]
+    let deinitializers: [@Sendable (UnsafeMutableRawPointer) -> Void]
     let customDecode: (@Sendable (Row<Root>) throws -> Root)?
     /// Whether rows can be rebuilt by initializing each stored property in place.
     let decodesInPlace: Bool
@@ -103,6 +109,10 @@ public struct Schema<Root>: Sendable {
         problems += layout
         self.decodesInPlace = decode == nil && layout.isEmpty
         self.offsets = columns.map { $0.offset ?? 0 }
+        self.loaders = columns.map(\.load)
+        self.getters = columns.map(\.get)
+        self.initializers = columns.map(\.initialize)
+        self.deinitializers = columns.map(\.deinitialize)
         self.primaryKeyIndices = keyIndices
         self.columnIndexByKeyPath = byKeyPath
         self.table = TableDescription(
@@ -220,10 +230,10 @@ extension Schema {
         if decodesInPlace {
             withUnsafePointer(to: entity) { pointer in
                 let base = UnsafeRawPointer(pointer)
-                for index in columns.indices { values.append(columns[index].load(base)) }
+                for load in loaders { values.append(load(base)) }
             }
         } else {
-            for index in columns.indices { values.append(columns[index].get(entity)) }
+            for get in getters { values.append(get(entity)) }
         }
     }
 
@@ -237,7 +247,7 @@ extension Schema {
 
     /// The primary key of `entity`.
     public func key(of entity: Root) -> [StoredValue] {
-        primaryKeyIndices.map { columns[$0].get(entity) }
+        primaryKeyIndices.map { getters[$0](entity) }
     }
 
     /// Rebuilds an entity from stored values in column order.
@@ -252,13 +262,13 @@ extension Schema {
             let base = UnsafeMutableRawPointer(typed)
             var initialized = 0
             do throws(StoredValueMismatch) {
-                while initialized < columns.count {
-                    try columns[initialized].initialize(base.advanced(by: offsets[initialized]), values[initialized])
+                while initialized < initializers.count {
+                    try initializers[initialized](base.advanced(by: offsets[initialized]), values[initialized])
                     initialized += 1
                 }
             } catch {
                 for index in 0..<initialized {
-                    columns[index].deinitialize(base.advanced(by: offsets[index]))
+                    deinitializers[index](base.advanced(by: offsets[index]))
                 }
                 throw decodingError(column: initialized, values: values, error)
             }
