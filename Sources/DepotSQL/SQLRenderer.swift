@@ -141,6 +141,9 @@ public struct SQLRenderer: Sendable {
             return "\(quote(column)) IS NOT NULL"
         case .isIn(let column, let values):
             if values.isEmpty { return "1 = 0" }
+            if values.count > Self.largeListThreshold, let list = largeList(values, &arguments) {
+                return "\(operand(column, table)) IN (\(list))"
+            }
             return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"
         case .text(let column, let op, let needle, let caseInsensitive):
             return renderText(column, op, needle, caseInsensitive: caseInsensitive, &arguments)
@@ -153,6 +156,53 @@ public struct SQLRenderer: Sendable {
         case .not(let inner):
             return "NOT (" + render(inner, table, &arguments) + ")"
         }
+    }
+
+    /// Lists longer than this bind as one array parameter, not one parameter per value: engines
+    /// cap the number of parameters (SQLite at 32,766 by default, PostgreSQL at 65,535).
+    public static let largeListThreshold = 100
+
+    /// One bound parameter holding every value: `SELECT value FROM json_each(?)` on SQLite (text
+    /// and integers only), `SELECT unnest(…)` on PostgreSQL. `nil` when the values do not fit.
+    private func largeList(_ values: [StoredValue], _ arguments: inout ArgumentList) -> String? {
+        var json = "["
+        json.reserveCapacity(values.count * 8)
+        for (position, value) in values.enumerated() {
+            if position > 0 { json += "," }
+            switch value {
+            case .integer(let number): json += String(number)
+            case .text(let text): json += Self.jsonString(text)
+            default: return nil
+            }
+        }
+        json += "]"
+        switch dialect {
+        case .sqlite: return "SELECT value FROM json_each(\(arguments.add(.text(json))))"
+        case .postgres: return nil
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    result +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
     }
 
     /// A column as a comparison operand: byte-order text, exact decimals.

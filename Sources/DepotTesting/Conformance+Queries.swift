@@ -52,6 +52,16 @@ extension StoreConformance {
             #expect(try await airports.count(where: .in(\.iata, ["OSL", "BGO"])) == 2)
             #expect(try await airports.count(where: !.in(\.iata, ["OSL", "BGO"])) == 6)
         },
+        ConformanceCase("membership in 40,000 values (beyond engines' parameter limits) works and agrees") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            let many = (0..<40_000).map { "X\($0)" } + ["ENGM", "KDEN", "quote\"back\\slash", "Ål"]
+            #expect(codes(try await airports.fetch(where: .in(\.icao, many))) == ["ENGM", "KDEN"])
+            #expect(try await airports.count(where: !.in(\.icao, many)) == 8)
+            let readings = store.repository(Reading.self)
+            try await readings.insert((0..<300).map { Reading(station: "s", sequence: $0, value: nil) })
+            #expect(try await readings.count(where: .in(\.sequence, Array(stride(from: 0, to: 50_000, by: 2)))) == 150)
+        },
         ConformanceCase("text operators are case-sensitive and treat % and _ literally") {
             (store: any Store) async throws in
             let airports = try await store.seededAirports()

@@ -68,6 +68,21 @@ struct SQLRendererGoldenTests {
         #expect(postgres.select(query(.in(\.country, ["NO", "SE"]))).sql.contains("IN ($1, $2)"))
     }
 
+    @Test("long IN lists bind one JSON array on SQLite; other kinds fall back to one parameter each")
+    func longLists() {
+        let keys = (0..<101).map { "K\($0)\"" }
+        let statement = sqlite.select(query(.in(\.icao, keys)))
+        #expect(statement.sql.contains("WHERE \"icao\" IN (SELECT value FROM json_each(?)) ORDER BY"))
+        #expect(statement.arguments.count == 1)
+        #expect(
+            statement.arguments.first
+                == .text("[" + keys.map { "\"\($0.dropLast())\\\"\"" }.joined(separator: ",") + "]"))
+        let short = sqlite.select(query(.in(\.icao, Array(keys.prefix(100)))))
+        #expect(short.arguments.count == 100)
+        let doubles = sqlite.select(query(.in(\.elevation, (0..<200).map(Double.init))))
+        #expect(doubles.arguments.count == 200)
+    }
+
     @Test("text operators bind the needle; case-insensitive ones fold both sides")
     func textOperators() {
         let contains = sqlite.select(query(.contains(\.name, "100%_")))

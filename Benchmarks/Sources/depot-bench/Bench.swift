@@ -330,6 +330,63 @@ struct DepotBench {
                         _ = RawDatabase(path: $0).count(
                             "SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
                     }, baselinePrepare: seedRaw))
+            let patches = rows.map {
+                Patch<BenchAirport>(key: $0.icao).set(\.name, $0.name + "!").set(\.elevation, $0.elevation + 2)
+            }
+            results.appendIfPresent(
+                try await compare(
+                    "patch-upsert 2 of 8", n: n,
+                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).apply(patches) },
+                    subjectPrepare: seedDepot,
+                    baseline: { path in
+                        let database = RawDatabase(path: path)
+                        database.execute("BEGIN IMMEDIATE")
+                        let statement = database.prepare(
+                            "UPDATE \"airports\" SET \"name\" = ?2, \"elevation\" = ?3 WHERE \"icao\" = ?1")
+                        for row in rows {
+                            RawDatabase.bind(statement, 1, row.icao)
+                            RawDatabase.bind(statement, 2, row.name + "!")
+                            sqlite3_bind_double(statement, 3, row.elevation + 2)
+                            sqlite3_step(statement)
+                            sqlite3_reset(statement)
+                        }
+                        sqlite3_finalize(statement)
+                        database.execute("COMMIT")
+                    }, baselinePrepare: seedRaw))
+            let norwegian = updated.filter { $0.country == "NO" }
+            results.appendIfPresent(
+                try await compare(
+                    "replace country == NO", n: n,
+                    subject: {
+                        try await SQLiteStore(path: $0).repository(BenchAirport.self).replace(
+                            where: \.country == "NO", with: norwegian)
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: { path in
+                        let database = RawDatabase(path: path)
+                        database.execute("BEGIN IMMEDIATE")
+                        let delete = database.prepare("DELETE FROM \"airports\" WHERE \"country\" = ?")
+                        RawDatabase.bind(delete, 1, "NO")
+                        sqlite3_step(delete)
+                        sqlite3_finalize(delete)
+                        database.execute("COMMIT")
+                        database.write(norwegian, upsert: true)
+                    }, baselinePrepare: seedRaw))
+            results.appendIfPresent(
+                try await compare(
+                    "remove country == US", n: n,
+                    subject: {
+                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).remove(
+                            where: \.country == "US")
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: { path in
+                        let database = RawDatabase(path: path)
+                        let delete = database.prepare("DELETE FROM \"airports\" WHERE \"country\" = ?")
+                        RawDatabase.bind(delete, 1, "US")
+                        sqlite3_step(delete)
+                        sqlite3_finalize(delete)
+                    }, baselinePrepare: seedRaw))
             results.appendIfPresent(
                 try await compare(
                     "nearest 5", n: n,

@@ -34,6 +34,15 @@ package struct QueryEvaluator: Sendable {
             let index = try index(column)
             if values.isEmpty { return { _ in false } }
             let hasNull = values.contains { $0.isNull }
+            if values.count > 16 {
+                // Hashing agrees with SQL equality within one column's kind.
+                let set = Set(values)
+                return { row in
+                    let value = row[index]
+                    if value.isNull { return nil }
+                    return set.contains(value) ? true : (hasNull ? nil : false)
+                }
+            }
             return { row in
                 let value = row[index]
                 if value.isNull { return nil }
