@@ -25,71 +25,76 @@ extension Repository {
     /// for a non-optional column), nothing of the call is written.
     public func apply(_ patches: some Sequence<Patch<Root>>) async throws {
         let schema = try checkedSchema()
-        var merged: [[StoredValue]: Patch<Root>] = [:]
-        var order: [[StoredValue]] = []
+        let keyWidth = schema.primaryKeyIndices.count
+        // Merge patches of the same key, keeping first-seen order; one hash per patch.
+        var merged: [Patch<Root>] = []
+        var singlePositions: [StoredValue: Int] = [:]
+        var compositePositions: [[StoredValue]: Int] = [:]
         for patch in patches {
-            guard patch.key.count == schema.primaryKeyIndices.count else {
+            guard patch.key.count == keyWidth else {
                 throw DepotError(
                     .invalidQuery,
                     "a patch of \(Root.self) has a key of \(patch.key.count) value(s); the primary key has "
-                        + "\(schema.primaryKeyIndices.count) column(s)", table: schema.tableName)
+                        + "\(keyWidth) column(s)", table: schema.tableName)
             }
-            if let earlier = merged[patch.key] {
-                merged[patch.key] = earlier.merged(with: patch)
+            let existing =
+                keyWidth == 1
+                ? singlePositions.updateValue(merged.count, forKey: patch.key[0])
+                : compositePositions.updateValue(merged.count, forKey: patch.key)
+            if let position = existing {
+                merged[position] = merged[position].merged(with: patch)
+                if keyWidth == 1 {
+                    singlePositions[patch.key[0]] = position
+                } else {
+                    compositePositions[patch.key] = position
+                }
             } else {
-                merged[patch.key] = patch
-                order.append(patch.key)
+                merged.append(patch)
             }
         }
-        for key in order {
-            if let problem = merged[key]?.problems.first {
-                throw DepotError(
-                    .invalidQuery, "patch of \(Root.self) row \(TableDescription.describeKey(key)): \(problem)",
-                    table: schema.tableName)
-            }
+        if let bad = merged.first(where: { !$0.problems.isEmpty }), let problem = bad.problems.first {
+            throw DepotError(
+                .invalidQuery, "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem)",
+                table: schema.tableName)
         }
         // One batch per set of assigned columns, in first-seen order.
-        var groups: [[Int]: [[StoredValue]]] = [:]
-        var groupOrder: [[Int]] = []
-        for key in order {
-            guard let patch = merged[key] else { continue }
-            let assigned = patch.assignments.sorted { $0.column < $1.column }
-            let columns = assigned.map(\.column).filter { !schema.primaryKeyIndices.contains($0) }
-            if groups[columns] == nil { groupOrder.append(columns) }
-            groups[columns, default: []].append(key)
+        var groups: [[Int]: Int] = [:]
+        var batches: [(columns: [Int], members: [Int])] = []
+        for (position, patch) in merged.enumerated() {
+            let columns = patch.assignments.map(\.column).filter { !schema.primaryKeyIndices.contains($0) }.sorted()
+            if let group = groups[columns] {
+                batches[group].members.append(position)
+            } else {
+                groups[columns] = batches.count
+                batches.append((columns, [position]))
+            }
         }
         let required = schema.columns.indices.filter {
             !schema.columns[$0].isNullable && !schema.primaryKeyIndices.contains($0)
         }
-        var batches: [(columns: [Int], batch: RowBatch, lacking: [Int])] = []
-        for columns in groupOrder {
-            guard let keys = groups[columns] else { continue }
+        let planned = batches.map { columns, members -> (batch: RowBatch, lacking: [String]) in
             let all = schema.primaryKeyIndices + columns
             var values: [StoredValue] = []
-            values.reserveCapacity(all.count * keys.count)
-            for key in keys {
-                guard let patch = merged[key] else { continue }
-                values += key
+            values.reserveCapacity(all.count * members.count)
+            for position in members {
+                let patch = merged[position]
+                values += patch.key
                 for column in columns {
                     values.append(patch.assignments.first { $0.column == column }?.value ?? .null)
                 }
             }
-            let batch = RowBatch(columns: all.map { schema.columns[$0].name }, values: values)
-            batches.append((columns, batch, required.filter { !columns.contains($0) }))
+            let lacking = required.filter { !columns.contains($0) }.map { schema.columns[$0].name }
+            return (RowBatch(columns: all.map { schema.columns[$0].name }, values: values), lacking)
         }
         let table = schema.table
-        let keyColumns = schema.primaryKeyIndices.map { schema.columns[$0].name }
-        let planned = batches
         try await context.atomically { writer in
-            for (_, batch, lacking) in planned {
+            for (batch, lacking) in planned {
                 if lacking.isEmpty {
                     try await writer.write(batch, into: table, mode: .upsert)
                 } else {
                     // Every key must be stored already: then an UPDATE of the assigned columns.
-                    try await Self.requireStored(
-                        batch, keyColumns: keyColumns, lacking: lacking.map { schema.columns[$0].name }, table: table,
-                        writer: writer)
-                    if batch.columns.count > keyColumns.count {
+                    try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
+                    if batch.columns.count > table.primaryKey.count {
                         try await writer.write(batch, into: table, mode: .update)
                     }
                 }
@@ -98,10 +103,11 @@ extension Repository {
     }
 
     /// Fails, naming the missing columns, when a key of `batch` is not stored yet (the patch
-    /// would create a row without its required columns). One query for the whole batch.
+    /// would create a row without its required columns). One count query when all keys exist.
     private static func requireStored(
-        _ batch: RowBatch, keyColumns: [String], lacking: [String], table: TableDescription, writer: any StoreWriter
+        _ batch: RowBatch, lacking: [String], table: TableDescription, writer: any StoreWriter
     ) async throws {
+        let keyColumns = table.primaryKey
         let width = batch.columns.count
         let keys = (0..<batch.count).map { row in Array(batch.values[(row * width)..<(row * width + keyColumns.count)])
         }
@@ -109,15 +115,13 @@ extension Repository {
         if keyColumns.count == 1 {
             predicate = .isIn(column: keyColumns[0], keys.map { $0[0] })
         } else {
-            predicate = .or(
-                keys.map { key in .and(zip(keyColumns, key).map { .compare(column: $0, .equal, $1) }) })
+            predicate = .or(keys.map { key in .and(zip(keyColumns, key).map { .compare(column: $0, .equal, $1) }) })
         }
+        let query = SelectQuery(table: table, predicate: predicate)
+        if try await writer.count(query) == keys.count { return }
         let indices = table.primaryKeyIndices
-        let stored = try await writer.fetch(SelectQuery(table: table, predicate: predicate)) { row in
-            indices.map { row[$0] }
-        }
-        let existing = Set(stored)
-        if let missing = keys.first(where: { !existing.contains($0) }) {
+        let stored = Set(try await writer.fetch(query) { row in indices.map { row[$0] } })
+        if let missing = keys.first(where: { !stored.contains($0) }) {
             throw DepotError(
                 .missingColumns,
                 "\(table.entityName) row \(TableDescription.describeKey(missing)) is not stored, and its patch lacks "
