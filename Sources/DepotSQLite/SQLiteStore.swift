@@ -125,8 +125,7 @@ public final class SQLiteStore: Store {
             result = try await body(writer)
             try await runUncancelled { db in try db.execute(sql: "COMMIT") }
         } catch {
-            let ended = writer.end()
-            _ = ended
+            writer.end()
             try? await runUncancelled { db in
                 if !db.isInsideTransaction { return }
                 try db.execute(sql: "ROLLBACK")

@@ -20,6 +20,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
+    @discardableResult
     func end() -> (touched: Set<String>, created: Set<TableDescription>) {
         state.withLock { state in
             state.isActive = false

@@ -17,10 +17,8 @@ public struct Column<Root>: Sendable {
 
     @usableFromInline let keyPath: KeyPathBox
     @usableFromInline let valueType: ObjectIdentifier
-    @usableFromInline let valueTypeName: String
     /// The attribute's byte range inside `Root`, when it is a stored property.
     @usableFromInline let offset: Int?
-    @usableFromInline let size: Int
     /// Reads the attribute of the value at `base` (a pointer to a `Root`).
     @usableFromInline let load: @Sendable (UnsafeRawPointer) -> StoredValue
     /// Reads the attribute through the key path (computed properties, classes).
@@ -30,8 +28,6 @@ public struct Column<Root>: Sendable {
         @Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void
     /// Deinitializes an attribute initialized by `initialize` (used when a later column fails).
     @usableFromInline let deinitialize: @Sendable (UnsafeMutableRawPointer) -> Void
-    /// Decodes a stored value to the attribute type and back, checking that it fits.
-    @usableFromInline let check: @Sendable (StoredValue) throws(StoredValueMismatch) -> Void
 
     /// A column for the attribute at `keyPath`, named `name` in the table.
     ///
@@ -44,10 +40,8 @@ public struct Column<Root>: Sendable {
         self.isNullable = Value.isNullable
         self.keyPath = KeyPathBox(keyPath)
         self.valueType = ObjectIdentifier(Value.self)
-        self.valueTypeName = String(describing: Value.self)
         let offset = MemoryLayout<Root>.offset(of: keyPath)
         self.offset = offset
-        self.size = MemoryLayout<Value>.size
         let byteOffset = offset ?? 0
         self.load = { base in
             base.advanced(by: byteOffset).assumingMemoryBound(to: Value.self).pointee.storedValue
@@ -61,7 +55,6 @@ public struct Column<Root>: Sendable {
         self.deinitialize = { address in
             address.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         }
-        self.check = { stored throws(StoredValueMismatch) in _ = try Value(storedValue: stored) }
     }
 }
 
