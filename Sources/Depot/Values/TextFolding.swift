@@ -9,7 +9,21 @@ import Foundation
 public enum TextFolding {
     /// The folded form of `text`: NFC, then full case folding, then NFC again.
     public static func fold(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping
+        // ASCII: NFC is the identity and full case folding is lowercasing A–Z.
+        var isASCII = true
+        var hasUppercase = false
+        for byte in text.utf8 {
+            if byte >= 0x80 {
+                isASCII = false
+                break
+            }
+            if byte >= 0x41 && byte <= 0x5A { hasUppercase = true }
+        }
+        if isASCII {
+            guard hasUppercase else { return text }
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
+        return text.precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
     }

@@ -17,9 +17,20 @@ struct StoredValueTests {
         arguments: [
             ("SÃO PAULO", "são paulo"), ("Straße", "strasse"), ("ÍSAFJÖRÐUR", "ísafjörður"),
             ("Sa\u{303}o", "são"), ("ﬁne", "fine"), ("ΣΊΣΥΦΟΣ", "σίσυφοσ"),
+            ("OSLO Gardermoen 100%", "oslo gardermoen 100%"),
+            ("already lower", "already lower"), ("", ""),
         ])
     func folding(input: String, folded: String) {
         #expect(TextFolding.fold(input).utf8.elementsEqual(folded.utf8))
+    }
+
+    @Test("the ASCII fast path folds exactly like the general path")
+    func asciiFastPath() {
+        let samples = ["Oslo", "OSLO", "oslo", "Z@[`{", "A-Z a-z 0-9 !~", "\u{7F}DEL", "MiXeD CaSe 123"]
+        for sample in samples {
+            let general = sample.precomposedStringWithCanonicalMapping.folding(options: [.caseInsensitive], locale: nil)
+            #expect(TextFolding.fold(sample) == general)
+        }
     }
 
     @Test("an out-of-range integer does not decode into a narrower type")
