@@ -90,7 +90,9 @@ public final class SQLiteStore: Store {
         let statement = renderer.select(query)
         return try await read { db in
             guard try self.tableIsReady(query.table, in: db, create: false) else { return [] }
-            return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+            return try Self.emptyIfMissing(query.table, []) {
+                try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+            }
         }
     }
 
@@ -99,7 +101,20 @@ public final class SQLiteStore: Store {
         let statement = renderer.count(query)
         return try await read { db in
             guard try self.tableIsReady(query.table, in: db, create: false) else { return 0 }
-            return try SQLiteOperations.count(statement, table: query.table, db: db)
+            return try Self.emptyIfMissing(query.table, 0) {
+                try SQLiteOperations.count(statement, table: query.table, db: db)
+            }
+        }
+    }
+
+    /// Runs a read, answering `empty` when the table does not exist in the reader's snapshot: a
+    /// read that began just before the transaction creating the table committed sees no table,
+    /// which is an empty table, not an error.
+    private static func emptyIfMissing<T>(_ table: TableDescription, _ empty: T, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.message == "no such table: \(table.name)" {
+            return empty
         }
     }
 
@@ -157,14 +172,18 @@ public final class SQLiteStore: Store {
             return true
         }
         guard start else { return }
+        // The baseline is read now, before the subscriber can act: a commit by another process
+        // right after subscribing must show up as a change, not as the starting point.
+        let baseline = try? database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         Task.detached { [weak self] in
-            var last: Int?
+            var last = baseline
             while let store = self {
                 let keepGoing = store.monitorRunning.withLock { running -> Bool in
                     if store.broadcaster.subscriberCount == 0 { running = false }
                     return running
                 }
                 guard keepGoing else { return }
+                try? await Task.sleep(for: SQLiteStore.externalChangePollInterval)
                 let probe = try? await store.database.writeWithoutTransaction { db -> (Int, [String]) in
                     // data_version on the writer connection changes only for other connections' commits.
                     let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
@@ -177,7 +196,6 @@ public final class SQLiteStore: Store {
                     }
                     last = version
                 }
-                try? await Task.sleep(for: SQLiteStore.externalChangePollInterval)
             }
         }
     }

@@ -29,7 +29,7 @@ func importedStore() async throws -> SQLiteStore {
     return store
 }
 
-@Suite("Airports example")
+@Suite("Airports example", .timeLimit(.minutes(3)))
 struct AirportsExampleTests {
     @Test("the bundled CSV parses into 28,298 airports with the documented quirks")
     func bundledCSV() {

@@ -11,7 +11,7 @@ func waitUntil(_ condition: @MainActor () -> Bool) async -> Bool {
     return condition()
 }
 
-@Suite("LiveQuery")
+@Suite("LiveQuery", .timeLimit(.minutes(2)))
 @MainActor
 struct LiveQueryTests {
     @Test("a live query holds the current results and follows commits")
