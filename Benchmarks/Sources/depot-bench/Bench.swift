@@ -92,6 +92,18 @@ final class RawDatabase {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// The columns every baseline query reads, in schema order.
+    static let selectAll =
+        "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
+
+    /// `DELETE … WHERE country = ?`, as one statement.
+    func deleteCountry(_ country: String) {
+        let delete = prepare("DELETE FROM \"airports\" WHERE \"country\" = ?")
+        Self.bind(delete, 1, country)
+        sqlite3_step(delete)
+        sqlite3_finalize(delete)
+    }
+
     func execute(_ sql: String) {
         sqlite3_exec(handle, sql, nil, nil, nil)
     }
@@ -302,7 +314,7 @@ struct DepotBench {
                     subjectPrepare: seedDepot,
                     baseline: {
                         _ = RawDatabase(path: $0).fetch(
-                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" ORDER BY \"icao\""
+                            RawDatabase.selectAll + " ORDER BY \"icao\""
                         )
                     }, baselinePrepare: seedRaw))
             results.appendIfPresent(
@@ -315,7 +327,7 @@ struct DepotBench {
                     subjectPrepare: seedDepot,
                     baseline: {
                         _ = RawDatabase(path: $0).fetch(
-                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\" WHERE \"country\" = ? ORDER BY \"icao\"",
+                            RawDatabase.selectAll + " WHERE \"country\" = ? ORDER BY \"icao\"",
                             ["US"])
                     }, baselinePrepare: seedRaw))
             results.appendIfPresent(
@@ -365,10 +377,7 @@ struct DepotBench {
                     baseline: { path in
                         let database = RawDatabase(path: path)
                         database.execute("BEGIN IMMEDIATE")
-                        let delete = database.prepare("DELETE FROM \"airports\" WHERE \"country\" = ?")
-                        RawDatabase.bind(delete, 1, "NO")
-                        sqlite3_step(delete)
-                        sqlite3_finalize(delete)
+                        database.deleteCountry("NO")
                         database.execute("COMMIT")
                         database.write(norwegian, upsert: true)
                     }, baselinePrepare: seedRaw))
@@ -382,10 +391,7 @@ struct DepotBench {
                     subjectPrepare: seedDepot,
                     baseline: { path in
                         let database = RawDatabase(path: path)
-                        let delete = database.prepare("DELETE FROM \"airports\" WHERE \"country\" = ?")
-                        RawDatabase.bind(delete, 1, "US")
-                        sqlite3_step(delete)
-                        sqlite3_finalize(delete)
+                        database.deleteCountry("US")
                     }, baselinePrepare: seedRaw))
             results.appendIfPresent(
                 try await compare(
@@ -398,7 +404,7 @@ struct DepotBench {
                     baseline: { path in
                         // The same ordering computed by hand in C-API terms: every row read, haversine in Swift, top 5.
                         let all = RawDatabase(path: path).fetch(
-                            "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
+                            RawDatabase.selectAll
                         )
                         _ = all.map {
                             (

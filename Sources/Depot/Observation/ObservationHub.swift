@@ -87,9 +87,6 @@ final class ObservationHub: Sendable {
         }
     }
 
-    /// How many observers are registered.
-    var observerCount: Int { state.withLock { $0.signals.count } }
-
     /// The rows of `query` as of the current commit generation of its table: observers asking
     /// at the same generation share one query.
     func rows(for query: SelectQuery) async throws -> [Row] {

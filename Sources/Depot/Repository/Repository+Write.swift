@@ -110,64 +110,49 @@ extension Repository {
         return batch
     }
 
-    /// ``deduplicate(_:keyIndices:table:_:)`` for the common single-column key, without a key
-    /// array per row.
-    static func deduplicateSingleKey(
-        _ batch: inout RowBatch, keyIndex: Int, table: String, _ duplicates: DuplicateKeys
+    /// Drops earlier rows whose key appears again later (or throws, when rejecting duplicates).
+    static func deduplicate(
+        _ batch: inout RowBatch, keyIndices: [Int], table: String, _ duplicates: DuplicateKeys
+    ) throws {
+        guard batch.count > 1 else { return }
+        let width = batch.columns.count
+        let values = batch.values
+        // A single-column key hashes the value itself, not a one-element array per row.
+        if keyIndices.count == 1 {
+            let keyIndex = keyIndices[0]
+            try deduplicate(&batch, table: table, duplicates) {
+                [values[$0 * width + keyIndex]]
+            } hashKey: {
+                values[$0 * width + keyIndex]
+            }
+        } else {
+            let key = { (row: Int) in keyIndices.map { values[row * width + $0] } }
+            try deduplicate(&batch, table: table, duplicates, key: key, hashKey: key)
+        }
+    }
+
+    /// The shared pass: `hashKey` identifies a row's key, `key` spells it for the error message.
+    private static func deduplicate<Key: Hashable>(
+        _ batch: inout RowBatch, table: String, _ duplicates: DuplicateKeys, key: (Int) -> [StoredValue],
+        hashKey: (Int) -> Key
     ) throws {
         let width = batch.columns.count
-        var lastRow: [StoredValue: Int] = [:]
+        var lastRow: [Key: Int] = [:]
         lastRow.reserveCapacity(batch.count)
         var repeated = false
-        for row in 0..<batch.count where lastRow.updateValue(row, forKey: batch.values[row * width + keyIndex]) != nil {
+        for row in 0..<batch.count where lastRow.updateValue(row, forKey: hashKey(row)) != nil {
             if duplicates == .reject {
                 throw DepotError(
                     .constraintViolation,
-                    "\(table): key \(TableDescription.describeKey([batch.values[row * width + keyIndex]])) appears twice in one insert",
-                    table: table)
+                    "\(table): key \(TableDescription.describeKey(key(row))) appears twice in one insert", table: table)
             }
             repeated = true
         }
         guard repeated else { return }
         var kept: [StoredValue] = []
         kept.reserveCapacity(lastRow.count * width)
-        for row in 0..<batch.count where lastRow[batch.values[row * width + keyIndex]] == row {
+        for row in 0..<batch.count where lastRow[hashKey(row)] == row {
             kept.append(contentsOf: batch.values[(row * width)..<((row + 1) * width)])
-        }
-        batch.values = kept
-    }
-
-    /// Drops earlier rows whose key appears again later (or throws, when rejecting duplicates).
-    static func deduplicate(
-        _ batch: inout RowBatch, keyIndices: [Int], table: String, _ duplicates: DuplicateKeys
-    ) throws {
-        let width = batch.columns.count
-        guard batch.count > 1 else { return }
-        if keyIndices.count == 1 {
-            try deduplicateSingleKey(&batch, keyIndex: keyIndices[0], table: table, duplicates)
-            return
-        }
-        var lastRow: [[StoredValue]: Int] = [:]
-        lastRow.reserveCapacity(batch.count)
-        var repeated = false
-        for row in 0..<batch.count {
-            let key = keyIndices.map { batch.values[row * width + $0] }
-            if lastRow.updateValue(row, forKey: key) != nil {
-                if duplicates == .reject {
-                    throw DepotError(
-                        .constraintViolation,
-                        "\(table): key \(TableDescription.describeKey(key)) appears twice in one insert",
-                        table: table)
-                }
-                repeated = true
-            }
-        }
-        guard repeated else { return }
-        var kept: [StoredValue] = []
-        kept.reserveCapacity(lastRow.count * width)
-        for row in 0..<batch.count {
-            let key = keyIndices.map { batch.values[row * width + $0] }
-            if lastRow[key] == row { kept.append(contentsOf: batch.values[(row * width)..<((row + 1) * width)]) }
         }
         batch.values = kept
     }

@@ -36,13 +36,6 @@ package final class AsyncLock: Sendable {
         }
         next?.resume()
     }
-
-    /// Runs `body` while holding the lock.
-    package func withLock<T>(_ body: () async throws -> T) async rethrows -> T {
-        await lock()
-        defer { unlock() }
-        return try await body()
-    }
 }
 
 /// Fans committed-transaction notices out to every subscriber.

@@ -26,21 +26,6 @@ public enum StoredValue: Sendable {
         return false
     }
 
-    /// A short name of the value's kind, for error messages ("TEXT", "INTEGER", …).
-    public var kindName: String {
-        switch self {
-        case .null: "NULL"
-        case .bool: "BOOLEAN"
-        case .integer: "INTEGER"
-        case .double: "REAL"
-        case .decimal: "DECIMAL"
-        case .text: "TEXT"
-        case .blob: "BLOB"
-        case .date: "DATE"
-        case .uuid: "UUID"
-        }
-    }
-
     /// The kind and a short excerpt of the value, for messages that may show data
     /// (decoding errors show what was found).
     public var excerpt: String {

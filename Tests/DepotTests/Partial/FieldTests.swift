@@ -1,4 +1,5 @@
 import Depot
+import DepotTesting
 import Foundation
 import Testing
 
@@ -70,6 +71,17 @@ struct FieldTests {
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(account), as: UTF8.self)
         #expect(json == #"{"age":null,"history":[],"id":3,"name":"Ada"}"#)
+    }
+
+    @Test("a patch whose key has the wrong number of values is an error naming the entity")
+    func patchKeyArity() async throws {
+        let readings = InMemoryStore().repository(Reading.self)
+        let error = await #expect(throws: DepotError.self) {
+            try await readings.apply([Patch<Reading>(key: "station-only").set(\.value, 1.5)])
+        }
+        #expect(error?.kind == .invalidQuery)
+        #expect(error?.message == "a patch of Reading has a key of 1 value(s); the primary key has 2 column(s)")
+        #expect(try await readings.count() == 0)
     }
 
     @Test("a patch assigns values and fields; absent assigns nothing")
