@@ -8,12 +8,19 @@ let package = Package(
         .library(name: "Depot", targets: ["Depot"]),
         .library(name: "DepotSQL", targets: ["DepotSQL"]),
         .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
+        .library(name: "DepotPostgres", targets: ["DepotPostgres"]),
+        .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
         .executable(name: "airports", targets: ["airports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .target(name: "Depot"),
@@ -24,6 +31,22 @@ let package = Package(
                 "Depot", "DepotSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "DepotPostgres",
+            dependencies: [
+                "Depot", "DepotSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "DepotHTTP",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(platforms: [.linux])),
             ]),
         .target(name: "DepotTesting", dependencies: ["Depot"]),
         .target(
@@ -39,6 +62,21 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotSQLite", "DepotTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "DepotPostgresTests",
+            dependencies: [
+                "Depot", "DepotPostgres", "DepotTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
+        .testTarget(
+            name: "DepotHTTPTests",
+            dependencies: [
+                "DepotHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(platforms: [.linux])),
             ]),
         .testTarget(name: "AirportsExampleTests", dependencies: ["AirportsExample", "Depot", "DepotSQLite"]),
     ],

@@ -1,0 +1,2 @@
+/// DepotPostgres: the PostgreSQL store (issue #4, in progress).
+public enum DepotPostgres {}
