@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+
+extension APIClient {
+    /// Everything about a client but its base URL and transport.
+    ///
+    /// ```swift
+    /// var configuration = APIClient.Configuration()
+    /// configuration.headers["Accept-Language"] = "nb"
+    /// configuration.timeout = .seconds(10)
+    /// configuration.decoder.dateDecodingStrategy = .iso8601
+    /// configuration.middleware = [TokenAuthentication(tokens), LoggingMiddleware(logger: logger)]
+    /// let client = APIClient(baseURL: url, configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// Header fields sent with every request (an endpoint's own fields replace them).
+        public var headers: HeaderFields = ["Accept": "application/json"]
+        /// The `User-Agent` field; an endpoint's own `User-Agent` header replaces it.
+        public var userAgent = "DepotHTTP/1.0"
+        /// The deadline for each call, retries included, unless the endpoint sets its own.
+        public var timeout: Duration = .seconds(30)
+        /// Decodes JSON responses unless an endpoint brings its own decoder.
+        public var decoder = JSONDecoder()
+        /// Encodes JSON bodies unless a body brings its own encoder.
+        public var encoder = JSONEncoder()
+        /// Which statuses become which errors.
+        public var statusPolicy = StatusPolicy()
+        /// When to send again.
+        public var retryPolicy = RetryPolicy()
+        /// The chain every request passes through, outermost first.
+        public var middleware: [any Middleware] = []
+        /// The largest body accepted, after decompression (64 MiB by default).
+        public var maximumResponseSize = 64 << 20
+        /// Where the client reports retries, at `debug` level (see ``LoggingMiddleware`` for
+        /// requests and responses).
+        public var logger: Logger?
+
+        /// The default configuration.
+        public init() {}
+
+        /// A configuration with the settings given and defaults for the rest.
+        public init(
+            headers: HeaderFields = ["Accept": "application/json"], timeout: Duration = .seconds(30),
+            retryPolicy: RetryPolicy = RetryPolicy(), middleware: [any Middleware] = []
+        ) {
+            self.headers = headers
+            self.timeout = timeout
+            self.retryPolicy = retryPolicy
+            self.middleware = middleware
+        }
+    }
+}

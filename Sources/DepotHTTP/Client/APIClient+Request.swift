@@ -1,0 +1,106 @@
+import Foundation
+
+extension APIClient {
+    /// The request `endpoint` describes, resolved against the base URL.
+    ///
+    /// ```swift
+    /// let request = try client.makeRequest(for: Search(text: "a+b c"))
+    /// // GET https://api.example.com/v1/search?q=a%2Bb%20c
+    /// ```
+    public func makeRequest<E: Endpoint>(for endpoint: E) throws -> TransportRequest {
+        try makeRequest(for: endpoint, named: endpoint.name)
+    }
+
+    func makeRequest<E: Endpoint>(for endpoint: E, named name: String) throws -> TransportRequest {
+        var text = baseURLString
+        let path = QueryEncoding.escapePath(endpoint.path)
+        if !path.isEmpty, !path.hasPrefix("/") { text += "/" }
+        text += path
+        let query = endpoint.query
+        if !query.isEmpty { text += "?" + QueryEncoding.encode(query) }
+        guard let url = URL(string: text) else {
+            throw HTTPError(.invalidRequest, endpoint: name, detail: "\(baseURL) and \(path) make no valid URL")
+        }
+        var headers = configuration.headers
+        headers["User-Agent"] = configuration.userAgent
+        headers["Accept-Encoding"] = ContentDecoding.acceptEncoding
+        var body: Data?
+        do {
+            if let (data, contentType) = try endpoint.body.encoded(defaultEncoder: configuration.encoder) {
+                headers["Content-Type"] = contentType
+                body = data
+            }
+        } catch let error as EncodingError {
+            let (path, detail) = Self.describe(error)
+            throw HTTPError(
+                .encodingFailed, endpoint: name, detail: "the body could not be encoded: \(detail)", codingPath: path,
+                underlying: error)
+        } catch {
+            throw HTTPError(
+                .encodingFailed, endpoint: name, detail: "the body could not be encoded: \(error)", underlying: error)
+        }
+        headers.merge(endpoint.headers)
+        return TransportRequest(method: endpoint.method, url: url, headers: headers, body: body)
+    }
+
+    /// Decodes an accepted response, naming the endpoint, the coding path and the body on failure.
+    func decode<Output>(_ response: TransportResponse, with decoder: ResponseDecoder<Output>, endpoint: String)
+        throws -> Output
+    {
+        do {
+            return try decoder.decode(response, clientDecoder: configuration.decoder)
+        } catch let error as HTTPError {
+            throw error
+        } catch let error as DecodingError {
+            let (path, detail) = Self.describe(error)
+            throw HTTPError(
+                .decodingFailed, endpoint: endpoint, detail: "\(Output.self): \(detail)", status: response.status,
+                bodyExcerpt: HTTPError.excerpt(of: response.body), codingPath: path, underlying: error)
+        } catch {
+            throw HTTPError(
+                .decodingFailed, endpoint: endpoint, detail: "\(Output.self): \(error)", status: response.status,
+                bodyExcerpt: HTTPError.excerpt(of: response.body), underlying: error)
+        }
+    }
+
+    // MARK: - Coding paths
+
+    /// `data.items[2].name` for a coding path.
+    static func describe(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                if !text.isEmpty { text += "." }
+                text += key.stringValue
+            }
+        }
+        return text
+    }
+
+    static func describe(_ error: DecodingError) -> (path: String, detail: String) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return (describe(context.codingPath + [key]), "the key is missing")
+        case .typeMismatch(let type, let context):
+            return (describe(context.codingPath), "expected \(type): \(context.debugDescription)")
+        case .valueNotFound(let type, let context):
+            return (describe(context.codingPath), "expected \(type), found null")
+        case .dataCorrupted(let context):
+            return (describe(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "\(error)")
+        }
+    }
+
+    static func describe(_ error: EncodingError) -> (path: String, detail: String) {
+        switch error {
+        case .invalidValue(_, let context):
+            // The value itself is not printed: it may be a secret.
+            return (describe(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "\(error)")
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Logging
+
+/// Sends ``Endpoint``s to one API and returns their typed responses.
+///
+/// The client owns what must be identical on every ``Transport``: the per-call deadline, the
+/// `User-Agent` and `Accept-Encoding` fields, `gzip`/`deflate` decompression, retries, the
+/// ``Middleware`` chain and the mapping of every failure to ``HTTPError``.
+///
+/// ```swift
+/// let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!)
+/// let user = try await client.send(GetUser(id: 42))
+/// // GET https://api.example.com/v1/users/42
+/// // User-Agent: DepotHTTP/1.0, Accept-Encoding: gzip, deflate
+/// ```
+///
+/// The transport defaults to ``AsyncHTTPClientTransport/shared`` on Linux and
+/// ``URLSessionTransport/shared`` elsewhere. A client is `Sendable` and meant to be shared.
+public final class APIClient: Sendable {
+    /// The URL endpoint paths are resolved against.
+    public let baseURL: URL
+    /// What sends the requests.
+    public let transport: any Transport
+    /// Headers, deadline, coders, policies and middleware.
+    public let configuration: Configuration
+
+    let baseURLString: String
+
+    /// A client for the API at `baseURL`.
+    public init(
+        baseURL: URL, transport: any Transport = APIClient.defaultTransport, configuration: Configuration = .init()
+    ) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.configuration = configuration
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        baseURLString = base
+    }
+
+    /// The transport clients use unless told otherwise: AsyncHTTPClient on Linux, URLSession
+    /// on Apple platforms.
+    public static var defaultTransport: any Transport {
+        #if canImport(AsyncHTTPClient)
+            AsyncHTTPClientTransport.shared
+        #else
+            URLSessionTransport.shared
+        #endif
+    }
+
+    /// Sends `endpoint` and returns its decoded response.
+    ///
+    /// ```swift
+    /// do {
+    ///     let user = try await client.send(GetUser(id: 42))
+    /// } catch let error as HTTPError {
+    ///     switch error.kind {
+    ///     case .notFound: showMissing(error.serverMessage)
+    ///     case .timedOut, .connectionFailed: showOffline()
+    ///     default: throw error
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``HTTPError``, always; cancelling the calling task cancels the request and
+    ///   throws one of kind ``HTTPError/Kind/cancelled``.
+    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        let name = endpoint.name
+        let timeout = endpoint.timeout ?? configuration.timeout
+        let deadline = ContinuousClock.now + timeout
+        let request = try makeRequest(for: endpoint, named: name)
+        let context = MiddlewareContext(
+            method: endpoint.method, path: endpoint.path, isIdempotent: endpoint.isIdempotent, timeout: timeout,
+            deadline: deadline)
+        let response: TransportResponse
+        do {
+            response = try await run(request, context: context, from: 0)
+        } catch {
+            throw HTTPError.mapping(error, endpoint: name)
+        }
+        guard endpoint.acceptedStatuses.contains(response.status) else {
+            throw configuration.statusPolicy.error(for: response, endpoint: name)
+        }
+        return try decode(response, with: endpoint.responseDecoder, endpoint: name)
+    }
+
+    /// Sends the endpoint `strategy` makes for `input`.
+    ///
+    /// ```swift
+    /// let user = try await client.send(userByID, 42)
+    /// ```
+    public func send<Input, Response>(_ strategy: EndpointStrategy<Input, Response>, _ input: Input) async throws
+        -> Response
+    {
+        try await send(strategy(input))
+    }
+
+    // MARK: - Pipeline
+
+    /// Middleware `index` and the rest of the chain; past the last, the exchange itself.
+    private func run(_ request: TransportRequest, context: MiddlewareContext, from index: Int) async throws
+        -> TransportResponse
+    {
+        let middleware = configuration.middleware
+        guard index < middleware.count else { return try await exchange(request, context: context) }
+        return try await middleware[index].intercept(request, context: context) { request in
+            try await self.run(request, context: context, from: index + 1)
+        }
+    }
+
+    /// The transport's answer within the deadline, retried by the policy, decompressed.
+    private func exchange(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
+        do {
+            return try await Deadline.race(until: context.deadline) {
+                try await self.attempts(request, context: context)
+            }
+        } catch is Deadline.Exceeded {
+            throw HTTPError(
+                .timedOut, endpoint: context.endpoint,
+                detail: "no complete response within \(Self.milliseconds(context.timeout)) ms")
+        } catch {
+            if Task.isCancelled {
+                throw HTTPError(
+                    .cancelled, endpoint: context.endpoint, detail: "the task was cancelled",
+                    underlying: CancellationError())
+            }
+            throw HTTPError.mapping(error, endpoint: context.endpoint)
+        }
+    }
+
+    private func attempts(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
+        let policy = configuration.retryPolicy
+        var attempt = 1
+        while true {
+            let outcome: Result<TransportResponse, HTTPError>
+            do {
+                outcome = .success(try await send(request, context: context))
+            } catch {
+                if Task.isCancelled { throw error }
+                outcome = .failure(HTTPError.mapping(error, endpoint: context.endpoint))
+            }
+            guard context.isIdempotent, attempt < policy.maximumAttempts, isRetryable(outcome, policy) else {
+                return try outcome.get()
+            }
+            let delay = policy.delay(afterAttempt: attempt, response: try? outcome.get())
+            guard ContinuousClock.now + delay < context.deadline else { return try outcome.get() }
+            configuration.logger?.debug(
+                "retrying \(context.endpoint) in \(Self.milliseconds(delay)) ms",
+                metadata: ["http.attempt": "\(attempt + 1)", "http.outcome": "\(Self.describe(outcome))"])
+            try await policy.sleep(delay)
+            attempt += 1
+        }
+    }
+
+    /// One attempt: the transport's response, decompressed.
+    private func send(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
+        let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        do {
+            return try ContentDecoding.decode(response, maximumSize: configuration.maximumResponseSize)
+        } catch .tooLarge {
+            throw HTTPError(
+                .responseTooLarge, endpoint: context.endpoint,
+                detail: "the decompressed body exceeds \(configuration.maximumResponseSize) bytes",
+                status: response.status)
+        } catch .unsupported(let coding) {
+            throw HTTPError(
+                .invalidResponse, endpoint: context.endpoint, detail: "unsupported Content-Encoding \(coding)",
+                status: response.status)
+        } catch .corrupt(let coding, let underlying) {
+            throw HTTPError(
+                .invalidResponse, endpoint: context.endpoint, detail: "the \(coding) body does not decompress",
+                status: response.status, underlying: underlying)
+        }
+    }
+
+    private func isRetryable(_ outcome: Result<TransportResponse, HTTPError>, _ policy: RetryPolicy) -> Bool {
+        switch outcome {
+        case .success(let response): policy.retryableStatuses.contains(response.status)
+        case .failure(let error): error.kind.isTransportFailure
+        }
+    }
+
+    // MARK: - Describing
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    private static func describe(_ outcome: Result<TransportResponse, HTTPError>) -> String {
+        switch outcome {
+        case .success(let response): "status \(response.status)"
+        case .failure(let error): "\(error.kind)"
+        }
+    }
+}

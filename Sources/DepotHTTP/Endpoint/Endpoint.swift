@@ -1,0 +1,78 @@
+import Foundation
+
+/// One call of an HTTP API: the request *and* how its response becomes a value.
+///
+/// Define each call once; call sites only send it and get a typed value or an ``HTTPError``:
+///
+/// ```swift
+/// struct GetUser: Endpoint {
+///     typealias Response = User   // Decodable: decoded as JSON by the client's decoder
+///     let id: Int
+///     var path: String { "/users/\(id)" }
+/// }
+///
+/// struct CreateUser: Endpoint {
+///     typealias Response = User
+///     let name: String
+///     var method: HTTPMethod { .post }
+///     var path: String { "/users" }
+///     var body: RequestBody { .json(["name": name]) }
+/// }
+///
+/// let user = try await client.send(GetUser(id: 42))
+/// // GET https://api.example.com/users/42
+/// ```
+///
+/// Every requirement but ``path`` has a default: `GET`, no query, no extra headers, no body,
+/// idempotency from the method, the client's timeout, and JSON decoding for `Decodable`
+/// responses (``ResponseDecoder/empty`` for `Void`, ``ResponseDecoder/data`` for `Data`).
+public protocol Endpoint<Response>: Sendable {
+    /// What a successful response decodes to.
+    associatedtype Response: Sendable
+
+    /// The method; `GET` by default.
+    var method: HTTPMethod { get }
+    /// The path, relative to the client's base URL, e.g. `/users/42` (characters not allowed
+    /// in a path are percent-encoded).
+    var path: String { get }
+    /// The query items, percent-encoded strictly (`+` as `%2B`, a space as `%20`).
+    var query: [URLQueryItem] { get }
+    /// Header fields added to (and replacing) the client's defaults.
+    var headers: HeaderFields { get }
+    /// The body; none by default.
+    var body: RequestBody { get }
+    /// Whether the request may be sent again automatically; by default, whether ``method``
+    /// is idempotent (so a POST is never retried unless its endpoint says so).
+    var isIdempotent: Bool { get }
+    /// The deadline for the whole call, retries included; the client's by default.
+    var timeout: Duration? { get }
+    /// The statuses that count as success; any other becomes an ``HTTPError``.
+    var acceptedStatuses: Range<Int> { get }
+    /// How a successful response becomes a ``Response``.
+    var responseDecoder: ResponseDecoder<Response> { get }
+}
+
+extension Endpoint {
+    public var method: HTTPMethod { .get }
+    public var query: [URLQueryItem] { [] }
+    public var headers: HeaderFields { [:] }
+    public var body: RequestBody { .empty }
+    public var isIdempotent: Bool { method.isIdempotent }
+    public var timeout: Duration? { nil }
+    public var acceptedStatuses: Range<Int> { 200..<300 }
+
+    /// `METHOD /path`, how errors and logs name this endpoint (never with the query).
+    public var name: String { "\(method.rawValue) \(path)" }
+}
+
+extension Endpoint where Response: Decodable {
+    public var responseDecoder: ResponseDecoder<Response> { .json() }
+}
+
+extension Endpoint where Response == Void {
+    public var responseDecoder: ResponseDecoder<Response> { .empty }
+}
+
+extension Endpoint where Response == Data {
+    public var responseDecoder: ResponseDecoder<Response> { .data }
+}

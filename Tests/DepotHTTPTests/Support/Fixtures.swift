@@ -1,0 +1,88 @@
+import DepotHTTP
+import Foundation
+
+/// What `/echo` answers: the request as the server saw it.
+struct Echo: Codable, Sendable, Equatable {
+    var method: String
+    var path: String
+    /// The raw query string, as sent.
+    var query: String?
+    /// The query items, percent-decoded by the server.
+    var items: [[String]]
+    /// Header values by lowercased name (repeated fields joined by ", ").
+    var headers: [String: String]
+    var body: String
+}
+
+struct User: Codable, Sendable, Equatable {
+    var id: Int
+    var name: String
+}
+
+struct Team: Codable, Sendable, Equatable {
+    var name: String
+    var members: [User]
+}
+
+/// `/echo` with any method, query, headers and body.
+struct EchoEndpoint: Endpoint {
+    typealias Response = Echo
+    var method: HTTPMethod = .get
+    var path = "/echo"
+    var query: [URLQueryItem] = []
+    var headers: HeaderFields = [:]
+    var body: RequestBody = .empty
+}
+
+/// An endpoint of any path answering `Void` (the body ignored).
+struct Call: Endpoint {
+    typealias Response = Void
+    var method: HTTPMethod = .get
+    var path: String
+    var query: [URLQueryItem] = []
+    var isIdempotent: Bool
+    var timeout: Duration?
+
+    init(
+        _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], idempotent: Bool? = nil,
+        timeout: Duration? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.isIdempotent = idempotent ?? method.isIdempotent
+        self.timeout = timeout
+    }
+}
+
+/// An endpoint of any path answering its raw bytes.
+struct Bytes: Endpoint {
+    typealias Response = Data
+    var path: String
+    var query: [URLQueryItem] = []
+    var timeout: Duration?
+}
+
+extension Duration {
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}
+
+/// The deterministic bytes `/large` serves.
+func largeBody(_ count: Int) -> Data {
+    let pattern = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+    var data = Data(count: count)
+    for index in 0..<count { data[index] = pattern[index % pattern.count] }
+    return data
+}
+
+/// Waits until `condition` holds, polling every 5 ms, for at most `limit`.
+func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) async throws -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}

@@ -1,0 +1,115 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A bare SwiftNIO HTTP/1.1 server on 127.0.0.1 for what a framework will not do on purpose:
+/// - `/drop…`: closes the connection without answering;
+/// - `/drop-mid-body`: sends a head promising 1,000 bytes, 100 of them, then closes;
+/// - `/hang/<id>`: never answers, and records when the client closed the connection.
+final class RawServer: Sendable {
+    let port: Int
+    let baseURL: URL
+    private let events: Events
+
+    /// When each `/hang/<id>` connection was opened and closed by the client.
+    final class Events: Sendable {
+        private let state = Mutex<
+            (opened: [String: ContinuousClock.Instant], closed: [String: ContinuousClock.Instant])
+        >(
+            ([:], [:]))
+        private let hitCounts = Mutex<[String: Int]>([:])
+        func hit(_ path: String) { hitCounts.withLock { $0[path, default: 0] += 1 } }
+        func hits(_ path: String) -> Int { hitCounts.withLock { $0[path, default: 0] } }
+        func opened(_ id: String) { state.withLock { $0.opened[id] = .now } }
+        func closed(_ id: String) { state.withLock { $0.closed[id] = .now } }
+        func openedAt(_ id: String) -> ContinuousClock.Instant? { state.withLock { $0.opened[id] } }
+        func closedAt(_ id: String) -> ContinuousClock.Instant? { state.withLock { $0.closed[id] } }
+    }
+
+    private init(port: Int, baseURL: URL, events: Events) {
+        self.port = port
+        self.baseURL = baseURL
+        self.events = events
+    }
+
+    /// How many requests for `path` (query included) arrived.
+    func hits(_ path: String) -> Int { events.hits(path) }
+    func openedAt(_ id: String) -> ContinuousClock.Instant? { events.openedAt(id) }
+    func closedAt(_ id: String) -> ContinuousClock.Instant? { events.closedAt(id) }
+
+    private static let starting = Task { try await start() }
+
+    /// The server, started on first use.
+    static func shared() async throws -> RawServer { try await starting.value }
+
+    private static func start() async throws -> RawServer {
+        let events = Events()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(events: events))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port, let url = URL(string: "http://127.0.0.1:\(port)") else {
+            throw TestServer.ServerError.noPort
+        }
+        return RawServer(port: port, baseURL: url, events: events)
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        let events: Events
+        var path = ""
+        var hangID: String?
+
+        init(events: Events) { self.events = events }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                path = head.uri
+                events.hit(path)
+                if path.hasPrefix("/hang/") {
+                    let id = String(path.dropFirst("/hang/".count))
+                    hangID = id
+                    events.opened(id)
+                }
+            case .body:
+                break
+            case .end:
+                respond(context: context)
+            }
+        }
+
+        private func respond(context: ChannelHandlerContext) {
+            if path.hasPrefix("/drop-mid-body") {
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Length", value: "1000")
+                let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 100)))),
+                    promise: nil)
+                context.close(promise: nil)
+            } else if path.hasPrefix("/drop") {
+                context.close(promise: nil)
+            } else if hangID == nil {
+                let head = HTTPResponseHead(version: .http1_1, status: .notFound, headers: ["Content-Length": "0"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if let hangID { events.closed(hangID) }
+            context.fireChannelInactive()
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import CompressNIO
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A Hummingbird server on 127.0.0.1 (an ephemeral port), started once for the test process,
+/// with a route for every scenario the transport suite covers.
+final class TestServer: Sendable {
+    let port: Int
+    let baseURL: URL
+    let counters: Counters
+
+    /// Request counts by key, so that tests can see what the server saw.
+    final class Counters: Sendable {
+        private let counts = Mutex<[String: Int]>([:])
+        @discardableResult
+        func increment(_ key: String) -> Int {
+            counts.withLock { counts in
+                counts[key, default: 0] += 1
+                return counts[key, default: 0]
+            }
+        }
+        func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+    }
+
+    /// The token `/auth/*` accepts.
+    static let validToken = "fresh-token"
+
+    private init(port: Int, baseURL: URL, counters: Counters) {
+        self.port = port
+        self.baseURL = baseURL
+        self.counters = counters
+    }
+
+    private static let starting = Task { try await start() }
+
+    /// The server, started on first use.
+    static func shared() async throws -> TestServer { try await starting.value }
+
+    private static func start() async throws -> TestServer {
+        let counters = Counters()
+        let router = Router()
+        addRoutes(to: router, counters: counters)
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: Logger(label: "test-server", factory: { _ in SwiftLogNoOpLogHandler() }))
+        Task { try await app.run() }
+        var port = 0
+        for await bound in stream { port = bound }
+        guard port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else { throw ServerError.noPort }
+        return TestServer(port: port, baseURL: url, counters: counters)
+    }
+
+    enum ServerError: Error { case noPort }
+
+    // MARK: - Routes
+
+    private static func addRoutes(to router: Router<BasicRequestContext>, counters: Counters) {
+        router.get("/ping") { _, _ in "ok" }
+
+        router.on("/echo", method: .get) { request, context in try await echo(request, context) }
+        router.on("/echo", method: .post) { request, context in try await echo(request, context) }
+        router.on("/echo", method: .put) { request, context in try await echo(request, context) }
+        router.on("/echo", method: .delete) { request, context in try await echo(request, context) }
+        router.on("/echo", method: .patch) { request, context in try await echo(request, context) }
+
+        // /status/404?message=No+user&key=ErrorMessage, or ?text=plain body
+        router.get("/status/:code") { request, context -> Response in
+            let code = try context.parameters.require("code", as: Int.self)
+            let query = items(request.uri.query)
+            let body: String
+            if let message = query["message"] {
+                let key = query["key"] ?? "message"
+                body = String(decoding: try JSONSerialization.data(withJSONObject: [key: message]), as: UTF8.self)
+            } else {
+                body = query["text"] ?? ""
+            }
+            return Response(
+                status: .init(code: code), headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+
+        router.get("/large") { request, _ -> Response in
+            let count = Int(items(request.uri.query)["bytes"] ?? "") ?? 0
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: largeBody(count))))
+        }
+
+        // Responds after `ms` milliseconds.
+        router.get("/slow") { request, _ -> String in
+            let milliseconds = Int(items(request.uri.query)["ms"] ?? "") ?? 0
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return "done"
+        }
+
+        // Sends half of `bytes`, then stalls for 10 s before the rest.
+        router.get("/stall") { request, _ -> Response in
+            let count = Int(items(request.uri.query)["bytes"] ?? "") ?? 1000
+            let body = largeBody(count)
+            return Response(
+                status: .ok,
+                body: .init(contentLength: count) { writer in
+                    try await writer.write(ByteBuffer(bytes: body.prefix(count / 2)))
+                    try await Task.sleep(for: .seconds(10))
+                    try await writer.write(ByteBuffer(bytes: body.dropFirst(count / 2)))
+                    try await writer.finish(nil)
+                })
+        }
+
+        // /flaky/<id>?failures=2&status=503&retryAfter=1: `failures` answers of `status`, then 200.
+        router.on("/flaky/:id", method: .get) { request, context in try flaky(request, context, counters) }
+        router.on("/flaky/:id", method: .post) { request, context in try flaky(request, context, counters) }
+
+        // A JSON body, gzip- or deflate-encoded (`Content-Encoding` as given).
+        router.get("/compressed/:coding") { request, context -> Response in
+            let coding = try context.parameters.require("coding")
+            let repeats = Int(items(request.uri.query)["repeat"] ?? "") ?? 1
+            let team = Team(
+                name: "compressed",
+                members: (0..<repeats).map { User(id: $0, name: "member \($0) — ünïcödé") })
+            var plain = ByteBuffer(bytes: try JSONEncoder().encode(team))
+            let algorithm: CompressionAlgorithm = coding == "deflate" ? .zlib() : .gzip()
+            let compressed = try plain.compress(with: algorithm)
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .contentEncoding: coding],
+                body: .init(byteBuffer: compressed))
+        }
+
+        // 401 unless `Authorization: Bearer fresh-token`; counts both answers per realm.
+        router.get("/auth/:realm/me") { request, context -> Response in
+            let realm = try context.parameters.require("realm")
+            guard request.headers[.authorization] == "Bearer \(validToken)" else {
+                counters.increment("auth-401-\(realm)")
+                return Response(
+                    status: .unauthorized, body: .init(byteBuffer: ByteBuffer(string: #"{"message":"token expired"}"#)))
+            }
+            counters.increment("auth-200-\(realm)")
+            let user = User(id: 7, name: "authorized")
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(user))))
+        }
+
+        router.get("/user/:id") { _, context -> Response in
+            let id = try context.parameters.require("id", as: Int.self)
+            return json(#"{"id": \#(id), "name": "user \#(id)"}"#)
+        }
+        router.get("/wrapped") { _, _ in json(#"{"data": {"id": 1, "name": "Ada"}, "meta": {"page": 1}}"#) }
+        router.get("/bad-team") { _, _ in
+            json(#"{"name": "bad", "members": [{"id": 1, "name": "Ada"}, {"id": "two", "name": "Grace"}]}"#)
+        }
+        router.get("/empty") { _, _ in Response(status: .noContent) }
+        router.get("/set-cookie") { _, _ in
+            Response(status: .ok, headers: [.setCookie: "session=cookie-secret"], body: .init())
+        }
+    }
+
+    private static func json(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func flaky(_ request: Request, _ context: BasicRequestContext, _ counters: Counters) throws
+        -> Response
+    {
+        let id = try context.parameters.require("id")
+        let hits = counters.increment("flaky-\(id)")
+        let query = items(request.uri.query)
+        let failures = Int(query["failures"] ?? "") ?? 0
+        guard hits > failures else {
+            var headers: HTTPFields = [:]
+            if let retryAfter = query["retryAfter"] { headers[.retryAfter] = retryAfter }
+            return Response(status: .init(code: Int(query["status"] ?? "") ?? 503), headers: headers)
+        }
+        return json(#"{"hits": \#(hits)}"#)
+    }
+
+    private static func echo(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 16 << 20)
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        var components = URLComponents()
+        components.percentEncodedQuery = request.uri.query
+        let echo = Echo(
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+            items: (components.queryItems ?? []).map { [$0.name, $0.value ?? ""] }, headers: headers,
+            body: String(buffer: body))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(echo))))
+    }
+
+    /// Query items by name, percent-decoded (the first of repeated names).
+    static func items(_ query: String?) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = query
+        var result: [String: String] = [:]
+        for item in components.queryItems ?? [] where result[item.name] == nil { result[item.name] = item.value ?? "" }
+        return result
+    }
+}

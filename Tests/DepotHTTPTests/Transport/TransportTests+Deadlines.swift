@@ -1,0 +1,59 @@
+import DepotHTTP
+import Foundation
+import Testing
+
+extension TransportTests {
+    @Test(
+        "A slow response times out within ±100 ms of the deadline",
+        arguments: transports, [Duration.milliseconds(300), .milliseconds(1500)])
+    func slowResponseTimesOut(kind: TransportKind, timeout: Duration) async throws {
+        let client = try await kind.client()
+        let endpoint = Call(.get, "/slow", query: [URLQueryItem(name: "ms", value: "5000")], timeout: timeout)
+        let start = ContinuousClock.now
+        let error = await httpError { try await client.send(endpoint) }
+        let elapsed = ContinuousClock.now - start
+        #expect(error?.kind == .timedOut)
+        #expect(error?.endpoint == "GET /slow")
+        #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed) for \(timeout)")
+    }
+
+    @Test("A body that stalls midway still times out at the deadline", arguments: transports)
+    func stalledBodyTimesOut(kind: TransportKind) async throws {
+        let client = try await kind.client()
+        let timeout = Duration.milliseconds(500)
+        let endpoint = Bytes(path: "/stall", query: [URLQueryItem(name: "bytes", value: "100000")], timeout: timeout)
+        let start = ContinuousClock.now
+        let error = await httpError { try await client.send(endpoint) }
+        let elapsed = ContinuousClock.now - start
+        #expect(error?.kind == .timedOut)
+        #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed)")
+    }
+
+    @Test("A response within the deadline succeeds", arguments: transports)
+    func responseWithinDeadline(kind: TransportKind) async throws {
+        let client = try await kind.client()
+        try await client.send(
+            Call(.get, "/slow", query: [URLQueryItem(name: "ms", value: "100")], timeout: .milliseconds(900)))
+    }
+
+    @Test("Cancelling the task closes the connection and surfaces as cancellation", arguments: transports)
+    func cancellation(kind: TransportKind) async throws {
+        let raw = try await RawServer.shared()
+        let client = try await kind.client(of: raw.baseURL)
+        let id = "\(kind)-\(UUID().uuidString)"
+        let task = Task { try await client.send(Call(.get, "/hang/\(id)")) }
+        #expect(try await eventually { raw.openedAt(id) != nil }, "the request never reached the server")
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        let returnedAfter = ContinuousClock.now - cancelled
+        guard case .failure(let error as HTTPError) = result else {
+            Issue.record("expected an HTTPError, got \(result)")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(try await eventually { raw.closedAt(id) != nil }, "the server never saw the connection close")
+        print("\(kind.testDescription): cancellation returned after \(returnedAfter)")
+    }
+}

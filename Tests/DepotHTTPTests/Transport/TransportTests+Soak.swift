@@ -1,0 +1,67 @@
+import DepotHTTP
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension TransportTests {
+    /// Requests per transport: 50,000 on AsyncHTTPClient. URLSession gets the same count; see
+    /// the README of DepotHTTP for its per-request leak on Linux (about 150 bytes, libcurl
+    /// handles in swift-corelibs-foundation), which stays well inside the bound.
+    static func soakCount(_ kind: TransportKind) -> Int {
+        switch kind {
+        case .asyncHTTPClient: 50_000
+        case .urlSession: 50_000
+        }
+    }
+
+    @Test("50,000 requests through the client: every one succeeds and memory stays flat", arguments: transports)
+    func soak(kind: TransportKind) async throws {
+        let client = try await kind.client()
+        let total = Self.soakCount(kind)
+        let warmUp = total / 10
+        let workers = 16
+
+        func run(_ count: Int) async throws -> Int {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for worker in 0..<workers {
+                    group.addTask {
+                        var succeeded = 0
+                        for index in stride(from: worker, to: count, by: workers) {
+                            let user = try await client.send(AnyEndpoint<User>(.get, "/user/\(index % 1000)"))
+                            if user.id == index % 1000 { succeeded += 1 }
+                        }
+                        return succeeded
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+        }
+
+        let start = ContinuousClock.now
+        #expect(try await run(warmUp) == warmUp)
+        let before = try residentBytes()
+        #expect(try await run(total - warmUp) == total - warmUp)
+        let after = try residentBytes()
+        let elapsed = ContinuousClock.now - start
+        let growth = after - before
+        print(
+            "\(kind.testDescription) soak: \(total) requests in \(elapsed), RSS \(before >> 20) → \(after >> 20) MiB "
+                + "(\(growth / (total - warmUp)) bytes per request after warm-up)")
+        #expect(growth < 20 << 20, "RSS grew by \(growth >> 20) MiB over \(total - warmUp) requests")
+    }
+
+    /// The process's resident set size, from /proc/self/statm (Linux).
+    private func residentBytes() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8)
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { throw SoakError.unreadableStatm(text) }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    private enum SoakError: Error { case unreadableStatm(String) }
+}
