@@ -66,6 +66,7 @@ public final class APIClient: Sendable {
     ///   throws one of kind ``HTTPError/Kind/cancelled``.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
         let name = endpoint.name
+        guard !Task.isCancelled else { throw Self.cancellation(of: name) }
         let timeout = endpoint.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout
         let request = try makeRequest(for: endpoint, named: name)
@@ -119,11 +120,7 @@ public final class APIClient: Sendable {
                 .timedOut, endpoint: context.endpoint,
                 detail: "no complete response within \(Self.milliseconds(context.timeout)) ms")
         } catch {
-            if Task.isCancelled {
-                throw HTTPError(
-                    .cancelled, endpoint: context.endpoint, detail: "the task was cancelled",
-                    underlying: CancellationError())
-            }
+            if Task.isCancelled { throw Self.cancellation(of: context.endpoint) }
             throw HTTPError.mapping(error, endpoint: context.endpoint)
         }
     }
@@ -181,6 +178,10 @@ public final class APIClient: Sendable {
     }
 
     // MARK: - Describing
+
+    private static func cancellation(of endpoint: String) -> HTTPError {
+        HTTPError(.cancelled, endpoint: endpoint, detail: "the task was cancelled", underlying: CancellationError())
+    }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000

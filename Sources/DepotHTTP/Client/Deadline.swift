@@ -62,21 +62,23 @@ enum Deadline {
         private static let queue = DispatchQueue(label: "DepotHTTP.deadline", attributes: .concurrent)
 
         func start(after duration: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
-            let source = DispatchSource.makeTimerSource(queue: Self.queue)
-            let nanoseconds = max(
-                0, duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            let source = state.withLock { state -> (any DispatchSourceTimer)? in
+                guard case .idle = state.value else { return nil }  // cancelled before it started
+                let source = DispatchSource.makeTimerSource(queue: Self.queue)
+                state.value = .running(source, continuation)
+                return source
+            }
+            guard let source else {
+                continuation.resume(throwing: CancellationError())
+                return
+            }
+            // A concurrent cancel may already have cancelled the source: configuring and
+            // resuming a cancelled source is allowed (releasing a never-resumed one is not).
+            let components = duration.components
+            let nanoseconds = max(0, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
             source.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .milliseconds(1))
             source.setEventHandler { [weak self] in self?.finish(cancelled: false) }
-            let started = state.withLock { state -> Bool in
-                guard case .idle = state.value else { return false }  // cancelled before it started
-                state.value = .running(source, continuation)
-                return true
-            }
-            if started {
-                source.resume()
-            } else {
-                continuation.resume(throwing: CancellationError())
-            }
+            source.resume()
         }
 
         func cancel() { finish(cancelled: true) }

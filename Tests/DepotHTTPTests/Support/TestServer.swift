@@ -153,6 +153,22 @@ final class TestServer: Sendable {
             json(#"{"name": "bad", "members": [{"id": 1, "name": "Ada"}, {"id": "two", "name": "Grace"}]}"#)
         }
         router.get("/empty") { _, _ in Response(status: .noContent) }
+
+        // The README sample's API: airports by country, behind the bearer token.
+        router.get("/airports") { request, _ -> Response in
+            guard request.headers[.authorization] == "Bearer \(validToken)" else {
+                return Response(status: .unauthorized)
+            }
+            guard items(request.uri.query)["country"] == "NO" else {
+                return Response(
+                    status: .notFound, body: .init(byteBuffer: ByteBuffer(string: #"{"message": "no airports in XX"}"#))
+                )
+            }
+            return json(
+                #"{"data": [{"code": "ENGM", "iata": "OSL", "name": "Oslo Gardermoen", "country": "NO", "elevationFeet": 681, "lat": 60.1939, "lon": 11.1004}, "#
+                    + #"{"code": "ENBR", "iata": "BGO", "name": "Bergen Flesland", "country": "NO", "elevationFeet": 170, "lat": 60.2934, "lon": 5.21814}]}"#
+            )
+        }
         router.get("/set-cookie") { _, _ in
             Response(status: .ok, headers: [.setCookie: "session=cookie-secret"], body: .init())
         }

@@ -15,6 +15,7 @@ extension TransportTests {
         #expect(error?.kind == .timedOut)
         #expect(error?.endpoint == "GET /slow")
         #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed) for \(timeout)")
+        print("\(kind.testDescription): \(timeout) deadline fired after \(elapsed)")
     }
 
     @Test("A body that stalls midway still times out at the deadline", arguments: transports)
@@ -27,6 +28,7 @@ extension TransportTests {
         let elapsed = ContinuousClock.now - start
         #expect(error?.kind == .timedOut)
         #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed)")
+        print("\(kind.testDescription): stalled body, \(timeout) deadline fired after \(elapsed)")
     }
 
     @Test("A response within the deadline succeeds", arguments: transports)

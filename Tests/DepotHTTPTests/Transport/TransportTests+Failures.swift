@@ -95,4 +95,17 @@ extension TransportTests {
         #expect(server.counters.count("flaky-\(id)") == 3)
         #expect(waits.withLock { $0 } == [.seconds(2), .seconds(2)])
     }
+
+    #if canImport(AsyncHTTPClient)
+        @Test("A transport that owns its HTTPClient works and shuts it down")
+        func ownedClientLifecycle() async throws {
+            let transport = AsyncHTTPClientTransport()
+            let client = APIClient(baseURL: try await TestServer.shared().baseURL, transport: transport)
+            #expect(try await client.send(AnyEndpoint<User>(.get, "/user/3")) == User(id: 3, name: "user 3"))
+            try await transport.shutdown()
+            let error = await httpError { try await client.send(AnyEndpoint<User>(.get, "/user/3")) }
+            #expect(error?.kind == .transportFailed)
+            try await AsyncHTTPClientTransport(client: .shared).shutdown()  // a client it was given is left alone
+        }
+    #endif
 }
