@@ -8,7 +8,7 @@ extension APIClient {
     /// // GET https://api.example.com/v1/search?q=a%2Bb%20c
     /// ```
     public func makeRequest<E: Endpoint>(for endpoint: E) throws -> TransportRequest {
-        try makeRequest(for: endpoint, named: endpoint.name)
+        try makeRequest(for: endpoint, named: endpoint.endpointName)
     }
 
     func makeRequest<E: Endpoint>(for endpoint: E, named name: String) throws -> TransportRequest {

@@ -65,7 +65,7 @@ public final class APIClient: Sendable {
     /// - Throws: ``HTTPError``, always; cancelling the calling task cancels the request and
     ///   throws one of kind ``HTTPError/Kind/cancelled``.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
-        let name = endpoint.name
+        let name = endpoint.endpointName
         guard !Task.isCancelled else { throw Self.cancellation(of: name) }
         let timeout = endpoint.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout

@@ -61,8 +61,9 @@ extension Endpoint {
     public var timeout: Duration? { nil }
     public var acceptedStatuses: Range<Int> { 200..<300 }
 
-    /// `METHOD /path`, how errors and logs name this endpoint (never with the query).
-    public var name: String { "\(method.rawValue) \(path)" }
+    /// `METHOD /path`, how errors and logs name this endpoint (never with the query). Not a
+    /// requirement, and internal, so that an endpoint's own `name` property cannot shadow it.
+    var endpointName: String { "\(method.rawValue) \(path)" }
 }
 
 extension Endpoint where Response: Decodable {
