@@ -9,20 +9,18 @@ import Testing
 #endif
 
 extension TransportTests {
-    /// Requests per transport: 50,000 on AsyncHTTPClient. URLSession gets the same count; see
-    /// the README of DepotHTTP for its per-request leak on Linux (about 150 bytes, libcurl
-    /// handles in swift-corelibs-foundation), which stays well inside the bound.
-    static func soakCount(_ kind: TransportKind) -> Int {
-        switch kind {
-        case .asyncHTTPClient: 50_000
-        case .urlSession: 50_000
-        }
-    }
+    /// Requests per transport (about 20 s each in a debug build here). URLSession on Linux leaks
+    /// about 150–220 bytes per request (libcurl handles in swift-corelibs-foundation): about 10 MB
+    /// over this soak, inside the bound, and printed with the result rather than hidden.
+    static let soakCount = 50_000
 
-    @Test("50,000 requests through the client: every one succeeds and memory stays flat", arguments: transports)
+    @Test(
+        "50,000 requests through the client: every one succeeds and memory stays flat",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/statm"), "RSS is read from /proc (Linux)"),
+        arguments: transports)
     func soak(kind: TransportKind) async throws {
         let client = try await kind.client()
-        let total = Self.soakCount(kind)
+        let total = Self.soakCount
         let warmUp = total / 10
         let workers = 16
 
