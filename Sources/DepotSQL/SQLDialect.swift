@@ -37,6 +37,20 @@ public enum SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// The name of the column holding the case-folded copy of text column `name`.
+    ///
+    /// PostgreSQL has no function equal to ``TextFolding/fold(_:)`` (`lower()` depends on the
+    /// collation and does not fold "ß" to "ss"), so its store keeps, next to each text column, a
+    /// copy folded by Depot on every write; case-insensitive matching reads the copy.
+    public static func foldedColumn(_ name: String) -> String { name + "#folded" }
+
+    /// The columns a table holds in this dialect beyond its entity's: the folded copy of each
+    /// text column on PostgreSQL, none on SQLite.
+    public func foldedColumns(_ table: TableDescription) -> [String] {
+        guard self == .postgres else { return [] }
+        return table.columns.filter { $0.type == .text }.map { Self.foldedColumn($0.name) }
+    }
+
     /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
     /// are doubled all the same.
     public func quote(_ identifier: String) -> String {

@@ -26,6 +26,7 @@ public struct SQLRenderer: Sendable {
         var parts = table.columns.map { column in
             quote(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
         }
+        parts += dialect.foldedColumns(table).map { quote($0) + " text" }
         parts.append("PRIMARY KEY (" + table.primaryKey.map(quote).joined(separator: ", ") + ")")
         return "CREATE TABLE IF NOT EXISTS \(quote(table.name)) (" + parts.joined(separator: ", ") + ")"
     }
@@ -142,7 +143,10 @@ public struct SQLRenderer: Sendable {
         case .isIn(let column, let values):
             if values.isEmpty { return "1 = 0" }
             if values.count > Self.largeListThreshold, let list = largeList(values, &arguments) {
-                return "\(operand(column, table)) IN (\(list))"
+                switch dialect {
+                case .sqlite: return "\(operand(column, table)) IN (SELECT value FROM json_each(\(list)))"
+                case .postgres: return "\(operand(column, table)) = ANY(\(list))"
+                }
             }
             return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"
         case .text(let column, let op, let needle, let caseInsensitive):
@@ -162,24 +166,38 @@ public struct SQLRenderer: Sendable {
     /// cap the number of parameters (SQLite at 32,766 by default, PostgreSQL at 65,535).
     public static let largeListThreshold = 100
 
-    /// One bound parameter holding every value: `SELECT value FROM json_each(?)` on SQLite (text
-    /// and integers only), `SELECT unnest(…)` on PostgreSQL. `nil` when the values do not fit.
+    /// One bound parameter holding every value: a JSON array for `json_each(?)` on SQLite, an
+    /// array literal cast to `text[]` or `bigint[]` on PostgreSQL. Text and integers only; `nil`
+    /// when the values are of another kind (they then bind one by one).
     private func largeList(_ values: [StoredValue], _ arguments: inout ArgumentList) -> String? {
-        var json = "["
-        json.reserveCapacity(values.count * 8)
+        let integers = values.allSatisfy { if case .integer = $0 { true } else { false } }
+        let texts = !integers && values.allSatisfy { if case .text = $0 { true } else { false } }
+        guard integers || texts else { return nil }
+        var list = dialect == .sqlite ? "[" : "{"
+        list.reserveCapacity(values.count * 8)
         for (position, value) in values.enumerated() {
-            if position > 0 { json += "," }
-            switch value {
-            case .integer(let number): json += String(number)
-            case .text(let text): json += Self.jsonString(text)
+            if position > 0 { list += "," }
+            switch (value, dialect) {
+            case (.integer(let number), _): list += String(number)
+            case (.text(let text), .sqlite): list += Self.jsonString(text)
+            case (.text(let text), .postgres): list += Self.arrayElement(text)
             default: return nil
             }
         }
-        json += "]"
         switch dialect {
-        case .sqlite: return "SELECT value FROM json_each(\(arguments.add(.text(json))))"
-        case .postgres: return nil
+        case .sqlite: return arguments.add(.text(list + "]"))
+        case .postgres: return "CAST(\(arguments.add(.text(list + "}"))) AS \(integers ? "bigint" : "text")[])"
         }
+    }
+
+    /// `text` as a double-quoted element of a PostgreSQL array literal.
+    static func arrayElement(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { result += "\\" }
+            result.unicodeScalars.append(scalar)
+        }
+        return result + "\""
     }
 
     /// `text` as a JSON string literal.
@@ -224,7 +242,7 @@ public struct SQLRenderer: Sendable {
         switch (dialect, caseInsensitive) {
         case (_, false): subject = quote(column)
         case (.sqlite, true): subject = "depot_fold(\(quote(column)))"
-        case (.postgres, true): subject = "depot_fold(\(quote(column)))"
+        case (.postgres, true): subject = quote(SQLDialect.foldedColumn(column))
         }
         switch (dialect, op) {
         case (.sqlite, .contains):

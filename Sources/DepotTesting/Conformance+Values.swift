@@ -17,6 +17,23 @@ extension StoreConformance {
                 #expect(got.string.utf8.elementsEqual(want.string.utf8))
             }
         },
+        ConformanceCase("dates are kept to the microsecond, the same on every store") {
+            (store: any Store) async throws in
+            let repository = store.repository(AllTypes.self)
+            var row = AllTypes.extremes[2]
+            // 2023-11-14 22:13:20.000_000_4 UTC (via 1970) and 0.123_456_789 s after the reference date.
+            row.date = Date(timeIntervalSince1970: 1_700_000_000.000_000_4)
+            row.optionalDate = Date(timeIntervalSinceReferenceDate: 0.123_456_789)
+            try await repository.insert(row)
+            let stored = try #require(try await repository.find(3))
+            #expect(stored.date == Date(microseconds: 721_692_800_000_000))
+            #expect(stored.optionalDate == Date(microseconds: 123_457))
+            #expect(stored.date == Date(microseconds: row.date.microseconds))
+            #expect(
+                try await repository.count(where: \.optionalDate == Date(timeIntervalSinceReferenceDate: 0.123_457))
+                    == 1)
+            #expect(try await repository.count(where: \.optionalDate > Date(microseconds: 123_456)) == 1)
+        },
         ConformanceCase("decimal keeps 30 significant digits") { (store: any Store) async throws in
             let repository = store.repository(AllTypes.self)
             try await repository.insert(AllTypes.extremes)

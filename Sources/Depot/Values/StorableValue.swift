@@ -187,7 +187,23 @@ extension Data: StorableValue {
 
 extension Date: StorableValue {
     public static var columnType: ColumnType { .date }
-    public var storedValue: StoredValue { .date(self) }
+    /// The date rounded to the microsecond (``microseconds``): what every store keeps.
+    public var storedValue: StoredValue { .date(Date(microseconds: microseconds)) }
+
+    /// Microseconds since the reference date (2001-01-01 UTC), rounded to the nearest: the
+    /// resolution Depot stores dates at on every backend (PostgreSQL's `timestamptz` holds
+    /// microseconds), so a date reads back the same from every store.
+    public var microseconds: Int64 {
+        let interval = timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 9.2e12 else { return interval < 0 ? .min : .max }
+        let seconds = interval.rounded(.down)
+        return Int64(seconds) * 1_000_000 + Int64(((interval - seconds) * 1e6).rounded())
+    }
+
+    /// The date `microseconds` after the reference date (2001-01-01 UTC).
+    public init(microseconds: Int64) {
+        self.init(timeIntervalSinceReferenceDate: Double(microseconds) / 1e6)
+    }
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .date(let value): self = value

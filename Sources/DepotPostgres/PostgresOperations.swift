@@ -1,0 +1,106 @@
+import Depot
+import DepotSQL
+import Logging
+import PostgresNIO
+
+/// The statements a PostgreSQL connection runs for Depot.
+enum PostgresOperations {
+    static let logger: Logger = {
+        var logger = Logger(label: "depot.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres with exactly the operations of
+    /// ``GeoDistance/haversineKilometers(latitude1:longitude1:latitude2:longitude2:)``, in the same
+    /// order, so distance order agrees with the other stores bit for bit. NULL without coordinates.
+    static let distanceFunction = """
+        CREATE OR REPLACE FUNCTION depot_distance(\
+        lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision) \
+        RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ \
+        SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, \
+        sin(((lat2 - lat1) * (pi() / 180.0::float8)) / 2.0::float8) \
+        * sin(((lat2 - lat1) * (pi() / 180.0::float8)) / 2.0::float8) \
+        + cos(lat1 * (pi() / 180.0::float8)) * cos(lat2 * (pi() / 180.0::float8)) \
+        * sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) \
+        * sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$
+        """
+
+    /// Runs a statement and reads (discards) whatever rows it returns.
+    static func run(_ sql: String, on connection: PostgresConnection) async throws {
+        try await run(PostgresQuery(unsafeSQL: sql), on: connection)
+    }
+
+    static func run(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
+        let rows = try await connection.query(query, logger: logger)
+        for try await _ in rows {}
+    }
+
+    /// `pg_notify(channel, current_schema, payload)`: delivered to listeners when the transaction
+    /// commits, as the connection's schema and `payload` joined by ``separator``.
+    static func notify(_ channel: String, payload: String, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(channel)
+        binds.append(payload)
+        try await run(
+            PostgresQuery(unsafeSQL: "SELECT pg_notify($1, current_schema() || chr(31) || $2)", binds: binds),
+            on: connection)
+    }
+
+    /// Separates the fields of a `NOTIFY` payload (the ASCII unit separator).
+    static let separator: Character = "\u{1F}"
+
+    /// The connection's current schema (where its tables live).
+    static func currentSchema(on connection: PostgresConnection) async throws -> String {
+        let rows = try await connection.query("SELECT current_schema()::text", logger: logger)
+        var schema = ""
+        for try await name in rows.decode(String.self) { schema = name }
+        return schema
+    }
+
+    /// A rendered statement with its arguments bound.
+    static func query(_ statement: SQLStatement) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: statement.arguments.count)
+        for argument in statement.arguments {
+            if case .null = argument {
+                binds.appendNull()
+            } else {
+                binds.append(PostgresParameter(value: argument))
+            }
+        }
+        return PostgresQuery(unsafeSQL: statement.sql, binds: binds)
+    }
+
+    /// Runs a rendered `SELECT` and decodes every row.
+    static func fetch<Value>(
+        _ statement: SQLStatement, table: TableDescription, on connection: PostgresConnection,
+        decode: ([StoredValue]) throws -> Value
+    ) async throws -> [Value] {
+        let rows = try await connection.query(query(statement), logger: logger)
+        var results: [Value] = []
+        var values = [StoredValue](repeating: .null, count: table.columns.count)
+        for try await row in rows {
+            var index = 0
+            for cell in row {
+                values[index] = try PostgresWire.read(cell)
+                index += 1
+            }
+            results.append(try decode(values))
+        }
+        return results
+    }
+
+    /// Runs a statement returning one integer (a `COUNT(*)`).
+    static func count(
+        _ statement: SQLStatement, table: TableDescription, on connection: PostgresConnection
+    ) async throws -> Int {
+        let rows = try await connection.query(query(statement), logger: logger)
+        var count = 0
+        for try await row in rows {
+            if let cell = row.first, case .integer(let number) = try PostgresWire.read(cell) {
+                count = Int(number)
+            }
+        }
+        return count
+    }
+}

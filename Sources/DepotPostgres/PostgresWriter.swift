@@ -1,0 +1,161 @@
+import Depot
+import DepotSQL
+import PostgresNIO
+import Synchronization
+
+/// The writer of an open PostgreSQL transaction: every call runs on the transaction's connection.
+final class PostgresWriter: StoreWriter {
+    private struct State {
+        var isActive = true
+        var touched: Set<String> = []
+        var created: Set<TableDescription> = []
+        var savepoints = 0
+    }
+    private let state = Mutex(State())
+    let store: PostgresStore
+    let connection: PostgresConnection
+
+    /// Rows per statement in batch writes: arrays keep the parameter count at the column count,
+    /// so the limit is memory per message, not PostgreSQL's 65,535 parameters.
+    static let rowsPerStatement = 5_000
+
+    init(store: PostgresStore, connection: PostgresConnection) {
+        self.store = store
+        self.connection = connection
+    }
+
+    /// Ends the transaction: later calls throw. Returns the tables written and created.
+    @discardableResult
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
+        state.withLock { state in
+            state.isActive = false
+            return (state.touched, state.created)
+        }
+    }
+
+    private func checkActive() throws {
+        try state.withLock { state in
+            guard state.isActive else {
+                throw DepotError(.transaction, "the transaction was used after it ended")
+            }
+        }
+    }
+
+    private func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
+        if state.withLock({ $0.created.contains(table) }) { return true }
+        if try await store.tableIsReady(table, on: connection, create: false) { return true }
+        guard create else { return false }
+        _ = try await store.tableIsReady(table, on: connection, create: true)
+        state.withLock { _ = $0.created.insert(table) }
+        return true
+    }
+
+    func fetch<Value: Sendable>(
+        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
+    ) async throws -> [Value] {
+        try checkActive()
+        try query.validate()
+        guard try await ready(query.table, create: false) else { return [] }
+        return try await mapped {
+            try await PostgresOperations.fetch(
+                store.renderer.select(query), table: query.table, on: connection, decode: decode)
+        }
+    }
+
+    func count(_ query: SelectQuery) async throws -> Int {
+        try checkActive()
+        try query.validate()
+        guard try await ready(query.table, create: false) else { return 0 }
+        return try await mapped {
+            try await PostgresOperations.count(store.renderer.count(query), table: query.table, on: connection)
+        }
+    }
+
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
+        try checkActive()
+        for column in rows.columns where table.columnIndex(column) == nil {
+            throw DepotError(
+                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
+                table: table.name, column: column)
+        }
+        if rows.count == 0 || (mode == .update && rows.columns.allSatisfy(table.primaryKey.contains)) { return }
+        _ = try await mapped { try await ready(table, create: true) }
+        let plan = store.renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
+        let width = rows.columns.count
+        var start = 0
+        while start < rows.count {
+            let end = min(start + Self.rowsPerStatement, rows.count)
+            let values =
+                start == 0 && end == rows.count
+                ? rows.values : Array(rows.values[(start * width)..<(end * width)])
+            var binds = PostgresBindings(capacity: plan.parameters.count)
+            for parameter in plan.parameters {
+                switch parameter {
+                case .column(let position, let type):
+                    binds.append(
+                        PostgresArrayParameter(
+                            values: values, width: width, position: position, type: type, folded: false))
+                case .folded(let position):
+                    binds.append(
+                        PostgresArrayParameter(
+                            values: values, width: width, position: position, type: .text, folded: true))
+                }
+            }
+            do {
+                try await PostgresOperations.run(PostgresQuery(unsafeSQL: plan.sql, binds: binds), on: connection)
+            } catch {
+                throw PostgresErrors.write(error, table: table, address: store.configuration.address)
+            }
+            start = end
+        }
+        state.withLock { _ = $0.touched.insert(table.name) }
+    }
+
+    func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
+        try checkActive()
+        guard try await ready(table, create: false) else { return 0 }
+        let statement = store.renderer.delete(from: table, where: predicate)
+        let removed = try await mapped {
+            try await PostgresOperations.count(
+                SQLStatement(
+                    sql: "WITH removed AS (\(statement.sql) RETURNING 1) SELECT COUNT(*) FROM removed",
+                    arguments: statement.arguments),
+                table: table, on: connection)
+        }
+        if removed > 0 { state.withLock { _ = $0.touched.insert(table.name) } }
+        return removed
+    }
+
+    func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
+        try checkActive()
+        let (name, before) = state.withLock { state in
+            state.savepoints += 1
+            return ("depot_\(state.savepoints)", state)
+        }
+        try await mapped { try await PostgresOperations.run("SAVEPOINT \(name)", on: connection) }
+        do {
+            let result = try await body(self)
+            try await mapped { try await PostgresOperations.run("RELEASE SAVEPOINT \(name)", on: connection) }
+            return result
+        } catch {
+            let connection = connection
+            try? await Task.detached {
+                try await PostgresOperations.run("ROLLBACK TO SAVEPOINT \(name)", on: connection)
+                try await PostgresOperations.run("RELEASE SAVEPOINT \(name)", on: connection)
+            }.value
+            state.withLock { state in
+                state.touched = before.touched
+                state.created = before.created
+            }
+            throw error
+        }
+    }
+
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw PostgresErrors.map(error, address: store.configuration.address)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Depot
+
+/// A batch write that binds one array per column (PostgreSQL's `UNNEST`), so a statement carries
+/// thousands of rows in a handful of parameters.
+public struct ArrayWrite: Sendable, Hashable {
+    /// The statement; parameter `$k` is the array of column `k` of ``parameters``.
+    public var sql: String
+    /// What each array parameter holds, in parameter order: a batch column (by position in the
+    /// batch) or the case-folded copy of one.
+    public var parameters: [Parameter]
+
+    /// One array parameter.
+    public enum Parameter: Sendable, Hashable {
+        /// The values of batch column `position`, of storage type `type`.
+        case column(position: Int, type: ColumnType)
+        /// ``TextFolding/fold(_:)`` of the values of text batch column `position`.
+        case folded(position: Int)
+    }
+}
+
+extension SQLRenderer {
+    /// The `INSERT … SELECT FROM UNNEST(…)` (insert, upsert) or `UPDATE … FROM UNNEST(…)` (update)
+    /// writing a batch with `columns` into `table`, PostgreSQL only.
+    ///
+    /// Each text column's folded copy (``SQLDialect/foldedColumn(_:)``) is written with it.
+    /// Decimals and JSON travel as text arrays and are cast by the server.
+    public func arrayWrite(into table: TableDescription, columns: [String], mode: WriteMode) -> ArrayWrite {
+        precondition(dialect == .postgres, "array writes are PostgreSQL's")
+        // The writer validated the batch's columns against the table.
+        let types = columns.map { name in table.columns.first { $0.name == name }?.type ?? .text }
+        var parameters: [ArrayWrite.Parameter] = []
+        var targets: [String] = []
+        var casts: [String] = []
+        for (position, name) in columns.enumerated() {
+            let type = types[position]
+            parameters.append(.column(position: position, type: type))
+            targets.append(name)
+            casts.append(dialect.typeName(type))
+        }
+        // A key's folded copy changes only with a new row: updates leave it.
+        for (position, name) in columns.enumerated()
+        where types[position] == .text
+            && !(mode == .update && table.primaryKey.contains(name))
+        {
+            parameters.append(.folded(position: position))
+            targets.append(SQLDialect.foldedColumn(name))
+            casts.append("text")
+        }
+        let arrays = casts.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element)[])" }.joined(separator: ", ")
+        let keys = Set(table.primaryKey + table.primaryKey.map(SQLDialect.foldedColumn))
+        let assigned = targets.filter { !keys.contains($0) }
+        switch mode {
+        case .insert, .upsert:
+            var sql =
+                "INSERT INTO \(quote(table.name)) (" + targets.map(quote).joined(separator: ", ")
+                + ") SELECT * FROM UNNEST(\(arrays))"
+            if mode == .upsert {
+                let keys = table.primaryKey.map(quote).joined(separator: ", ")
+                sql +=
+                    assigned.isEmpty
+                    ? " ON CONFLICT (\(keys)) DO NOTHING"
+                    : " ON CONFLICT (\(keys)) DO UPDATE SET "
+                        + assigned.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+            }
+            return ArrayWrite(sql: sql, parameters: parameters)
+        case .update:
+            let alias = targets.indices.map { "c\($0 + 1)" }
+            func source(_ name: String) -> String { "u." + alias[targets.firstIndex(of: name) ?? 0] }
+            let sets = assigned.map { "\(quote($0)) = \(source($0))" }.joined(separator: ", ")
+            let match = table.primaryKey.map { "\(quote(table.name)).\(quote($0)) = \(source($0))" }
+                .joined(separator: " AND ")
+            let sql =
+                "UPDATE \(quote(table.name)) SET \(sets) FROM UNNEST(\(arrays)) AS u("
+                + alias.joined(separator: ", ") + ") WHERE \(match)"
+            return ArrayWrite(sql: sql, parameters: parameters)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import Depot
+import DepotPostgres
+import DepotTesting
+import Testing
+
+@Suite(
+    "PostgresStore conformance", .enabled(if: PostgresTestServer.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(3)))
+struct PostgresStoreConformanceTests {
+    @Test("PostgreSQL store passes", arguments: StoreConformance.cases)
+    func conformance(_ check: ConformanceCase) async throws {
+        try await PostgresTestServer.withStore { store in
+            #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
+            try await check.run(on: store)
+        }
+    }
+}

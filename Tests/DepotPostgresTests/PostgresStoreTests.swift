@@ -1,0 +1,162 @@
+import Depot
+import DepotTesting
+import Foundation
+import Testing
+
+@testable import DepotPostgres
+
+@Suite("PostgresStore configuration")
+struct PostgresConfigurationTests {
+    @Test("a postgres:// URL sets host, port, user, password, database and schema")
+    func url() throws {
+        let configuration = try PostgresStore.Configuration(
+            url: "postgres://app%40x:s%3Acret@db.example:6543/airports?schema=depot")
+        #expect(configuration.host == "db.example")
+        #expect(configuration.port == 6543)
+        #expect(configuration.username == "app@x")
+        #expect(configuration.password == "s:cret")
+        #expect(configuration.database == "airports")
+        #expect(configuration.schema == "depot")
+        let defaults = try PostgresStore.Configuration(url: "postgresql://app@localhost")
+        #expect(defaults.port == 5432)
+        #expect(defaults.password == nil && defaults.database == nil && defaults.schema == nil)
+    }
+
+    @Test("a malformed URL is a connection error naming the problem, password hidden")
+    func badURL() {
+        let scheme = #expect(throws: DepotError.self) {
+            _ = try PostgresStore.Configuration(url: "mysql://u:topsecret@h/db")
+        }
+        #expect(scheme?.kind == .connection)
+        #expect(scheme?.message.contains("not a postgres:// URL") == true)
+        #expect(scheme?.message.contains("topsecret") == false)
+        let user = #expect(throws: DepotError.self) { _ = try PostgresStore.Configuration(url: "postgres://h/db") }
+        #expect(user?.message.contains("names no user") == true)
+    }
+
+    @Test("a server nobody listens on gives a connection error within the connect timeout")
+    func unreachable() async throws {
+        var configuration = PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "nobody")
+        configuration.connectTimeout = .milliseconds(500)
+        let store = PostgresStore(configuration: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: DepotError.self) {
+            _ = try await store.repository(TestAirport.self).fetchAll()
+        }
+        #expect(error?.kind == .connection)
+        #expect(error?.message.contains("127.0.0.1:9") == true)
+        #expect(clock.now - start < .seconds(10), "fails after the connect timeout, not the pool's circuit breaker")
+        await store.close()
+    }
+}
+
+@Suite(
+    "PostgresStore", .enabled(if: PostgresTestServer.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(3)))
+struct PostgresStoreTests {
+    @Test("tables get native column types, NOT NULL, the primary key and a folded copy of each text column")
+    func nativeTypes() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.repository(AllTypes.self).insert(AllTypes.extremes)
+            let schema = try #require(store.configuration.schema)
+            let rows = try await PostgresTestServer.rawRows(
+                """
+                SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns
+                WHERE table_schema = '\(schema)' AND table_name = 'all_types' ORDER BY ordinal_position
+                """)
+            let types = Dictionary(uniqueKeysWithValues: rows.map { ($0[0]!, $0[1]! + " " + $0[2]!) })
+            #expect(types["bool"] == "boolean NO")
+            #expect(types["int64"] == "bigint NO")
+            #expect(types["double"] == "double precision NO")
+            #expect(types["decimal"] == "numeric NO")
+            #expect(types["date"] == "timestamp with time zone NO")
+            #expect(types["uuid"] == "uuid NO")
+            #expect(types["data"] == "bytea NO")
+            #expect(types["string"] == "text NO")
+            #expect(types["runway"] == "jsonb NO")
+            #expect(types["optional_date"] == "timestamp with time zone YES")
+            #expect(types["string#folded"] == "text YES")
+            // Values are readable as PostgreSQL values, not Depot encodings.
+            let first = try await PostgresTestServer.rawRows(
+                "SELECT decimal::text, (date AT TIME ZONE 'UTC')::text, runway->>'designator', \"string#folded\" FROM all_types WHERE id = 1",
+                schema: schema)
+            #expect(first.first?[0] == "12345678901234567890.123456789")
+            #expect(first.first?[1] == "2023-11-14 22:13:20.00025")
+            #expect(first.first?[2] == "01L/19R")
+            #expect(first.first?[3] == TextFolding.fold(AllTypes.extremes[0].string))
+        }
+    }
+
+    @Test("bulk insert and upsert of 12,345 rows span several statements, exact and complete")
+    func bulk() async throws {
+        try await PostgresTestServer.withStore { store in
+            let readings = store.repository(Reading.self)
+            let rows = (0..<12_345).map {
+                Reading(station: "s\($0 % 7)", sequence: $0, value: $0 % 5 == 0 ? nil : Double($0) / 3)
+            }
+            try await readings.insert(rows)
+            #expect(try await readings.count() == 12_345)
+            let changed = rows.map { Reading(station: $0.station, sequence: $0.sequence, value: 1) }
+            try await readings.upsert(changed + [Reading(station: "new", sequence: 1, value: 2)])
+            #expect(try await readings.count() == 12_346)
+            #expect(try await readings.count(where: \.value == 1.0) == 12_345)
+            let fetched = try await readings.fetch(where: \.station == "s3", orderBy: [.ascending(\.sequence)])
+            #expect(fetched.map(\.sequence) == rows.filter { $0.station == "s3" }.map(\.sequence))
+        }
+    }
+
+    @Test("a duplicate key names the table and key; the failing batch writes nothing")
+    func duplicateKey() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample[0])
+            let error = await #expect(throws: DepotError.self) {
+                try await airports.insert([TestAirport.sample[1], TestAirport.sample[0]])
+            }
+            #expect(error?.kind == .constraintViolation)
+            #expect(error?.table == "airports")
+            #expect(error?.message.contains("(icao)=(\(TestAirport.sample[0].icao))") == true)
+            #expect(try await airports.count() == 1)
+        }
+    }
+
+    @Test("a table that differs from the entity is reported, listing each difference")
+    func schemaMismatch() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.repository(Reading.self).insert(Reading(station: "a", sequence: 1, value: 1))
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(
+                "CREATE TABLE airports (icao text PRIMARY KEY, name integer, extra text NOT NULL)", schema: schema)
+            let error = await #expect(throws: DepotError.self) {
+                _ = try await store.repository(TestAirport.self).fetchAll()
+            }
+            #expect(error?.kind == .schemaMismatch)
+            let message = error?.message ?? ""
+            #expect(message.contains("column name: expected type text, found integer"))
+            #expect(message.contains("column country: expected text, found no column"))
+            #expect(message.contains("column extra: not declared, and NOT NULL"))
+        }
+    }
+
+    @Test("commits by another store on the same schema reach this store's observers (LISTEN/NOTIFY)")
+    func crossStoreNotifications() async throws {
+        try await PostgresTestServer.withStore { store in
+            var configuration = store.configuration
+            configuration.maximumConnections = 2
+            let other = PostgresStore(configuration: configuration)
+            let commits = store.commits()
+            let airports = store.repository(TestAirport.self)
+            let changes = airports.observe(where: \.country == "NO")
+            var iterator = changes.makeAsyncIterator()
+            #expect(try await iterator.next()?.isEmpty == true)
+            #expect(await store.waitUntilListening())
+            try await other.repository(TestAirport.self).insert(TestAirport.sample.filter { $0.country == "NO" })
+            let seen = try await iterator.next()
+            #expect(seen?.map(\.icao).sorted() == TestAirport.sample.filter { $0.country == "NO" }.map(\.icao).sorted())
+            var commitIterator = commits.makeAsyncIterator()
+            #expect(await commitIterator.next()?.tables == ["airports"])
+            await other.close()
+        }
+    }
+}

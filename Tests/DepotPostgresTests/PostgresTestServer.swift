@@ -1,0 +1,87 @@
+import Depot
+import DepotPostgres
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The PostgreSQL server the tests use: `DEPOT_POSTGRES_URL`, as `.ci/postgres start` prints.
+///
+/// Without it the PostgreSQL tests skip, and say so; under `CI=true` a missing server fails them.
+enum PostgresTestServer {
+    static let environment = ProcessInfo.processInfo.environment
+    static let url = environment["DEPOT_POSTGRES_URL"]
+    static let isCI = environment["CI"] == "true"
+
+    /// Whether the tests run: a server is configured, or CI requires one (and they then fail).
+    static let isConfigured: Bool = {
+        if url == nil && !isCI {
+            let message =
+                "SKIPPING PostgreSQL tests: DEPOT_POSTGRES_URL is not set. Start a throwaway server with "
+                + "`eval \"$(.ci/postgres start)\"` (see README, Development)."
+            FileHandle.standardError.write(Data(("\n" + message + "\n").utf8))
+        }
+        return url != nil || isCI
+    }()
+
+    /// A store on a new, empty schema of the test database; the schema is dropped by `cleanUp`.
+    static func makeStore(maximumConnections: Int = 4, connectTimeout: Duration = .seconds(10)) throws -> PostgresStore
+    {
+        guard let url else {
+            throw DepotError(.connection, "CI=true but DEPOT_POSTGRES_URL is not set: PostgreSQL tests cannot run")
+        }
+        var configuration = try PostgresStore.Configuration(url: url)
+        configuration.schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        configuration.maximumConnections = maximumConnections
+        configuration.connectTimeout = connectTimeout
+        return PostgresStore(configuration: configuration)
+    }
+
+    /// Runs `body` on a fresh store and drops its schema afterwards, whatever happens.
+    static func withStore(
+        maximumConnections: Int = 4, _ body: (PostgresStore) async throws -> Void
+    ) async throws {
+        let store = try makeStore(maximumConnections: maximumConnections)
+        do {
+            try await body(store)
+        } catch {
+            try? await store.dropSchema()
+            await store.close()
+            throw error
+        }
+        try await store.dropSchema()
+        await store.close()
+    }
+}
+
+extension PostgresTestServer {
+    /// Runs `sql` on its own connection (outside any store) in `schema`; every cell as text.
+    static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {
+        let configuration = try PostgresStore.Configuration(url: try #require(url))
+        let connection = try await PostgresConnection.connect(
+            on: PostgresClient.defaultEventLoopGroup.next(),
+            configuration: PostgresConnection.Configuration(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: .disable),
+            id: 1, logger: Logger(label: "depot.tests")
+        ).get()
+        do {
+            if let schema {
+                _ = try await connection.query(
+                    PostgresQuery(unsafeSQL: "SET search_path TO \"\(schema)\""), logger: Logger(label: "depot.tests")
+                ).collect()
+            }
+            var result: [[String?]] = []
+            for try await row in try await connection.query(
+                PostgresQuery(unsafeSQL: sql), logger: Logger(label: "depot.tests"))
+            {
+                result.append(row.map { cell in cell.bytes.map { String(buffer: $0) } })
+            }
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
