@@ -1,17 +1,10 @@
 import Depot
 import DepotSQL
 import PostgresNIO
-import Synchronization
 
 /// The writer of an open PostgreSQL transaction: every call runs on the transaction's connection.
 final class PostgresWriter: StoreWriter {
-    private struct State {
-        var isActive = true
-        var touched: Set<String> = []
-        var created: Set<TableDescription> = []
-        var savepoints = 0
-    }
-    private let state = Mutex(State())
+    private let books = WriterBookkeeping()
     let store: PostgresStore
     let connection: PostgresConnection
 
@@ -26,34 +19,21 @@ final class PostgresWriter: StoreWriter {
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
     @discardableResult
-    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
-        state.withLock { state in
-            state.isActive = false
-            return (state.touched, state.created)
-        }
-    }
-
-    private func checkActive() throws {
-        try state.withLock { state in
-            guard state.isActive else {
-                throw DepotError(.transaction, "the transaction was used after it ended")
-            }
-        }
-    }
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) { books.end() }
 
     private func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
-        if state.withLock({ $0.created.contains(table) }) { return true }
+        if books.hasCreated(table) { return true }
         if try await store.tableIsReady(table, on: connection, create: false) { return true }
         guard create else { return false }
         _ = try await store.tableIsReady(table, on: connection, create: true)
-        state.withLock { _ = $0.created.insert(table) }
+        books.created(table)
         return true
     }
 
     func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
-        try checkActive()
+        try books.checkActive()
         try query.validate()
         guard try await ready(query.table, create: false) else { return [] }
         return try await mapped {
@@ -63,7 +43,7 @@ final class PostgresWriter: StoreWriter {
     }
 
     func count(_ query: SelectQuery) async throws -> Int {
-        try checkActive()
+        try books.checkActive()
         try query.validate()
         guard try await ready(query.table, create: false) else { return 0 }
         return try await mapped {
@@ -72,7 +52,7 @@ final class PostgresWriter: StoreWriter {
     }
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
-        try checkActive()
+        try books.checkActive()
         for column in rows.columns where table.columnIndex(column) == nil {
             throw DepotError(
                 .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
@@ -108,11 +88,11 @@ final class PostgresWriter: StoreWriter {
             }
             start = end
         }
-        state.withLock { _ = $0.touched.insert(table.name) }
+        books.touched(table.name)
     }
 
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
-        try checkActive()
+        try books.checkActive()
         guard try await ready(table, create: false) else { return 0 }
         let statement = store.renderer.delete(from: table, where: predicate)
         let removed = try await mapped {
@@ -122,16 +102,13 @@ final class PostgresWriter: StoreWriter {
                     arguments: statement.arguments),
                 table: table, on: connection)
         }
-        if removed > 0 { state.withLock { _ = $0.touched.insert(table.name) } }
+        if removed > 0 { books.touched(table.name) }
         return removed
     }
 
     func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
-        try checkActive()
-        let (name, before) = state.withLock { state in
-            state.savepoints += 1
-            return ("depot_\(state.savepoints)", state)
-        }
+        try books.checkActive()
+        let (name, mark) = books.savepoint()
         try await mapped { try await PostgresOperations.run("SAVEPOINT \(name)", on: connection) }
         do {
             let result = try await body(self)
@@ -143,10 +120,7 @@ final class PostgresWriter: StoreWriter {
                 try await PostgresOperations.run("ROLLBACK TO SAVEPOINT \(name)", on: connection)
                 try await PostgresOperations.run("RELEASE SAVEPOINT \(name)", on: connection)
             }.value
-            state.withLock { state in
-                state.touched = before.touched
-                state.created = before.created
-            }
+            books.rollBack(to: mark)
             throw error
         }
     }

@@ -1,18 +1,11 @@
 import Depot
 import DepotSQL
 import GRDB
-import Synchronization
 
 /// The writer of an open SQLite transaction: every call runs on the writer connection, inside
 /// the transaction `SQLiteStore.transaction` began.
 final class SQLiteWriter: StoreWriter {
-    private struct State {
-        var isActive = true
-        var touched: Set<String> = []
-        var created: Set<TableDescription> = []
-        var savepoints = 0
-    }
-    private let state = Mutex(State())
+    private let books = WriterBookkeeping()
     let store: SQLiteStore
 
     init(store: SQLiteStore) {
@@ -21,37 +14,24 @@ final class SQLiteWriter: StoreWriter {
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
     @discardableResult
-    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
-        state.withLock { state in
-            state.isActive = false
-            return (state.touched, state.created)
-        }
-    }
-
-    private func checkActive() throws {
-        try state.withLock { state in
-            guard state.isActive else {
-                throw DepotError(.transaction, "the transaction was used after it ended")
-            }
-        }
-    }
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) { books.end() }
 
     /// Whether `table` exists inside this transaction; creates it when `create` is true.
     ///
     /// Tables this transaction created are only remembered store-wide once it commits.
     private func ready(_ table: TableDescription, _ db: Database, create: Bool) throws -> Bool {
-        if state.withLock({ $0.created.contains(table) }) { return true }
+        if books.hasCreated(table) { return true }
         if try store.tableIsReady(table, in: db, create: false) { return true }
         guard create else { return false }
         _ = try store.tableIsReady(table, in: db, create: true)
-        state.withLock { _ = $0.created.insert(table) }
+        books.created(table)
         return true
     }
 
     func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
-        try checkActive()
+        try books.checkActive()
         try query.validate()
         let statement = store.renderer.select(query)
         return try await store.onWriter { db in
@@ -61,7 +41,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func count(_ query: SelectQuery) async throws -> Int {
-        try checkActive()
+        try books.checkActive()
         try query.validate()
         let statement = store.renderer.count(query)
         return try await store.onWriter { db in
@@ -71,7 +51,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
-        try checkActive()
+        try books.checkActive()
         for column in rows.columns where table.columnIndex(column) == nil {
             throw DepotError(
                 .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
@@ -83,27 +63,24 @@ final class SQLiteWriter: StoreWriter {
             _ = try self.ready(table, db, create: true)
             try SQLiteOperations.write(rows, sql: sql, table: table, mode: mode, db: db)
         }
-        state.withLock { _ = $0.touched.insert(table.name) }
+        books.touched(table.name)
     }
 
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
-        try checkActive()
+        try books.checkActive()
         let statement = store.renderer.delete(from: table, where: predicate)
         let removed = try await store.onWriter { db -> Int in
             guard try self.ready(table, db, create: false) else { return 0 }
             try db.execute(sql: statement.sql, arguments: try SQLiteOperations.arguments(statement.arguments))
             return db.changesCount
         }
-        if removed > 0 { state.withLock { _ = $0.touched.insert(table.name) } }
+        if removed > 0 { books.touched(table.name) }
         return removed
     }
 
     func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
-        try checkActive()
-        let (name, before) = state.withLock { state in
-            state.savepoints += 1
-            return ("depot_\(state.savepoints)", state)
-        }
+        try books.checkActive()
+        let (name, mark) = books.savepoint()
         try await store.onWriter { db in try db.execute(sql: "SAVEPOINT \(name)") }
         do {
             let result = try await body(self)
@@ -114,10 +91,7 @@ final class SQLiteWriter: StoreWriter {
                 try db.execute(sql: "ROLLBACK TO \(name)")
                 try db.execute(sql: "RELEASE \(name)")
             }
-            state.withLock { state in
-                state.touched = before.touched
-                state.created = before.created
-            }
+            books.rollBack(to: mark)
             throw error
         }
     }

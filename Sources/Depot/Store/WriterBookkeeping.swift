@@ -1,0 +1,68 @@
+import Synchronization
+
+/// What the writer of an open transaction keeps, the same for every SQL store: whether it is
+/// still usable, the tables it wrote (announced on commit) and created (remembered on commit),
+/// and its savepoints.
+package final class WriterBookkeeping: Sendable {
+    /// The tables written and created up to a savepoint, restored when it rolls back.
+    package struct Mark: Sendable {
+        let touched: Set<String>
+        let created: Set<TableDescription>
+    }
+
+    private struct State {
+        var isActive = true
+        var touched: Set<String> = []
+        var created: Set<TableDescription> = []
+        var savepoints = 0
+    }
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Ends the transaction: later calls throw. Returns the tables written and created.
+    @discardableResult
+    package func end() -> (touched: Set<String>, created: Set<TableDescription>) {
+        state.withLock { state in
+            state.isActive = false
+            return (state.touched, state.created)
+        }
+    }
+
+    /// Throws `.transaction` once the transaction has ended.
+    package func checkActive() throws {
+        try state.withLock { state in
+            guard state.isActive else {
+                throw DepotError(.transaction, "the transaction was used after it ended")
+            }
+        }
+    }
+
+    package func touched(_ table: String) {
+        state.withLock { _ = $0.touched.insert(table) }
+    }
+
+    package func created(_ table: TableDescription) {
+        state.withLock { _ = $0.created.insert(table) }
+    }
+
+    package func hasCreated(_ table: TableDescription) -> Bool {
+        state.withLock { $0.created.contains(table) }
+    }
+
+    /// A new savepoint's name (`depot_1`, `depot_2`, …) and the mark to restore if it rolls back.
+    package func savepoint() -> (name: String, mark: Mark) {
+        state.withLock { state in
+            state.savepoints += 1
+            return ("depot_\(state.savepoints)", Mark(touched: state.touched, created: state.created))
+        }
+    }
+
+    /// Forgets what was written and created since `mark`'s savepoint.
+    package func rollBack(to mark: Mark) {
+        state.withLock { state in
+            state.touched = mark.touched
+            state.created = mark.created
+        }
+    }
+}
