@@ -8,6 +8,10 @@ let package = Package(
     dependencies: [
         .package(name: "Depot", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -17,7 +21,20 @@ let package = Package(
                 .product(name: "DepotSQLite", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ])
+            ]),
+        // APIClient on each real transport against the same transport called directly; the
+        // loopback server runs in a child process (`depot-http-bench --serve`).
+        .executableTarget(
+            name: "depot-http-bench",
+            dependencies: [
+                .product(name: "DepotHTTP", package: "Depot"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(platforms: [.linux])),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,275 @@
+import DepotHTTP
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+// depot-http-bench: APIClient on each real transport against the same transport's `send`, called
+// directly with the request the client would build. Same process, interleaved rounds, medians.
+// The loopback server (Hummingbird) runs in a child process: this executable with `--serve`.
+// swift run -c release --package-path Benchmarks --scratch-path .build-bench depot-http-bench [--json] [--n 2000]
+
+/// A 20-byte JSON body taken as raw bytes, so the client's own work is measured, not a decoder's.
+struct Ping: Endpoint {
+    typealias Response = Data
+    var path: String { "/ping" }
+}
+
+// MARK: - Server
+
+/// Serves `GET /ping` on 127.0.0.1 with an ephemeral port, writes `port N` to standard output,
+/// and exits when told to (SIGTERM) or when its parent goes away (standard input closes).
+func serve() async throws {
+    Thread.detachNewThread {
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        exit(0)
+    }
+    let router = Router()
+    router.get("/ping") { _, _ in #"{"id":1,"name":"ok"}"# }
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            FileHandle.standardOutput.write(Data("port \(channel.localAddress?.port ?? 0)\n".utf8))
+        },
+        logger: Logger(label: "depot-http-bench.server") { _ in SwiftLogNoOpLogHandler() })
+    try await app.runService()
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The server child process, stopped by its PID.
+struct ServerProcess {
+    let process: Process
+    let port: Int
+
+    static func start() throws -> ServerProcess {
+        let process = Process()
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--serve"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = Pipe()
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            guard let chunk = try output.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty else {
+                throw BenchError(description: "the server exited before reporting its port")
+            }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)), port > 0 else {
+            throw BenchError(description: "unexpected server output: \(text)")
+        }
+        return ServerProcess(process: process, port: port)
+    }
+
+    func stop() {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+}
+
+// MARK: - Harness
+
+struct Result: Encodable {
+    var `case`: String
+    var backend: String
+    var n: Int
+    var subject: String
+    var medianMilliseconds: Double
+    var baseline: String
+    var baselineMedianMilliseconds: Double
+    var ratio: Double
+    var peakRSSMegabytes: Double?
+    var p50Milliseconds: Double
+    var p99Milliseconds: Double
+    var requestsPerSecond: Double
+    var baselineP50Milliseconds: Double
+    var baselineP99Milliseconds: Double
+    var baselineRequestsPerSecond: Double
+
+    enum CodingKeys: String, CodingKey {
+        case `case`, backend, n, subject, baseline, ratio
+        case medianMilliseconds = "median_ms"
+        case baselineMedianMilliseconds = "baseline_median_ms"
+        case peakRSSMegabytes = "peak_rss_mb"
+        case p50Milliseconds = "p50_ms"
+        case p99Milliseconds = "p99_ms"
+        case requestsPerSecond = "requests_per_second"
+        case baselineP50Milliseconds = "baseline_p50_ms"
+        case baselineP99Milliseconds = "baseline_p99_ms"
+        case baselineRequestsPerSecond = "baseline_requests_per_second"
+    }
+}
+
+/// One timed run: the wall time for all requests and every request's latency, sorted.
+struct Run {
+    var milliseconds: Double
+    var latencies: [Double]
+
+    var p50: Double { latencies[latencies.count / 2] }
+    var p99: Double { latencies[min(latencies.count - 1, latencies.count * 99 / 100)] }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.
+func peakRSSMegabytes() -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+        return kilobytes.map { $0 / 1024 }
+    }
+    return nil
+}
+
+/// Sends `n` requests through `operation` from `concurrency` tasks at once.
+func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws -> Run {
+    let clock = ContinuousClock()
+    let started = clock.now
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for worker in 0..<concurrency {
+            let count = n / concurrency + (worker < n % concurrency ? 1 : 0)
+            group.addTask {
+                var latencies: [Double] = []
+                latencies.reserveCapacity(count)
+                for _ in 0..<count {
+                    let sent = clock.now
+                    try await operation()
+                    latencies.append(milliseconds(clock.now - sent))
+                }
+                return latencies
+            }
+        }
+        var all: [Double] = []
+        all.reserveCapacity(n)
+        for try await part in group { all += part }
+        return all
+    }
+    return Run(milliseconds: milliseconds(clock.now - started), latencies: latencies.sorted())
+}
+
+/// Runs subject and baseline alternately (the order flips each round): one warm-up round, then
+/// `rounds` timed rounds; every figure is the median over the timed rounds.
+func compare(
+    _ name: String, backend: String, n: Int, concurrency: Int, rounds: Int,
+    subject: @escaping @Sendable () async throws -> Void, baseline: @escaping @Sendable () async throws -> Void
+) async throws -> Result {
+    var subjectRuns: [Run] = []
+    var baselineRuns: [Run] = []
+    for round in 0...rounds {
+        let subjectRun: Run
+        let baselineRun: Run
+        if round.isMultiple(of: 2) {
+            subjectRun = try await measure(n: n, concurrency: concurrency, subject)
+            baselineRun = try await measure(n: n, concurrency: concurrency, baseline)
+        } else {
+            baselineRun = try await measure(n: n, concurrency: concurrency, baseline)
+            subjectRun = try await measure(n: n, concurrency: concurrency, subject)
+        }
+        if round > 0 {
+            subjectRuns.append(subjectRun)
+            baselineRuns.append(baselineRun)
+        }
+    }
+    let subjectMedian = median(subjectRuns.map(\.milliseconds))
+    let baselineMedian = median(baselineRuns.map(\.milliseconds))
+    return Result(
+        case: name, backend: backend, n: n, subject: "APIClient.send", medianMilliseconds: subjectMedian,
+        baseline: "Transport.send", baselineMedianMilliseconds: baselineMedian, ratio: subjectMedian / baselineMedian,
+        peakRSSMegabytes: peakRSSMegabytes(), p50Milliseconds: median(subjectRuns.map(\.p50)),
+        p99Milliseconds: median(subjectRuns.map(\.p99)), requestsPerSecond: Double(n) / subjectMedian * 1000,
+        baselineP50Milliseconds: median(baselineRuns.map(\.p50)),
+        baselineP99Milliseconds: median(baselineRuns.map(\.p99)),
+        baselineRequestsPerSecond: Double(n) / baselineMedian * 1000)
+}
+
+// MARK: - Cases
+
+@main
+struct DepotHTTPBench {
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        if arguments.contains("--serve") {
+            try await serve()
+            return
+        }
+        let json = arguments.contains("--json")
+        let n = arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) } ?? 2000
+        let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
+
+        var transports: [(String, any Transport)] = []
+        #if canImport(AsyncHTTPClient)
+            transports.append(("async-http-client", AsyncHTTPClientTransport.shared))
+        #endif
+        transports.append(("urlsession", URLSessionTransport.shared))
+
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        guard let baseURL = URL(string: "http://127.0.0.1:\(server.port)") else {
+            throw BenchError(description: "no URL for port \(server.port)")
+        }
+        if !json {
+            print(
+                "depot-http-bench: GET /ping (20-byte JSON body, taken as Data), Hummingbird in a child process "
+                    + "(pid \(server.process.processIdentifier)) on 127.0.0.1:\(server.port)")
+            print("n = \(n) requests per run, \(rounds) interleaved rounds after a warm-up round, medians")
+            print("subject: APIClient.send(Ping()); baseline: the same transport's send(request) directly\n")
+        }
+
+        var results: [Result] = []
+        for (backend, transport) in transports {
+            let client = APIClient(baseURL: baseURL, transport: transport)
+            let request = try client.makeRequest(for: Ping())
+            let maximumBodySize = client.configuration.maximumResponseSize
+            for concurrency in [1, 16] {
+                let name = concurrency == 1 ? "GET sequential" : "GET \(concurrency) concurrent"
+                let result = try await compare(
+                    name, backend: backend, n: n, concurrency: concurrency, rounds: rounds,
+                    subject: { _ = try await client.send(Ping()) },
+                    baseline: {
+                        let response = try await transport.send(request, maximumBodySize: maximumBodySize)
+                        guard response.status == 200 else {
+                            throw BenchError(description: "status \(response.status)")
+                        }
+                    })
+                results.append(result)
+            }
+        }
+
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            for result in results {
+                FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
+            }
+        } else {
+            print(
+                "transport          case               APIClient: req/s   p50 ms  p99 ms"
+                    + "   direct: req/s   p50 ms  p99 ms   ratio")
+            for result in results {
+                print(
+                    result.backend.padding(toLength: 19, withPad: " ", startingAt: 0)
+                        + result.case.padding(toLength: 19, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%17.0f %8.3f %7.3f %15.0f %8.3f %7.3f   %.2f×", result.requestsPerSecond,
+                            result.p50Milliseconds, result.p99Milliseconds, result.baselineRequestsPerSecond,
+                            result.baselineP50Milliseconds, result.baselineP99Milliseconds, result.ratio))
+            }
+            if let peak = peakRSSMegabytes() { print(String(format: "\npeak RSS (client process): %.1f MB", peak)) }
+        }
+    }
+}
