@@ -53,11 +53,7 @@ final class PostgresWriter: StoreWriter {
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
         try books.checkActive()
-        for column in rows.columns where table.columnIndex(column) == nil {
-            throw DepotError(
-                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
-                table: table.name, column: column)
-        }
+        for column in rows.columns { _ = try table.requireColumn(column) }
         if rows.count == 0 || (mode == .update && rows.columns.allSatisfy(table.primaryKey.contains)) { return }
         _ = try await mapped { try await ready(table, create: true) }
         let plan = store.renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)

@@ -52,11 +52,7 @@ final class SQLiteWriter: StoreWriter {
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
         try books.checkActive()
-        for column in rows.columns where table.columnIndex(column) == nil {
-            throw DepotError(
-                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
-                table: table.name, column: column)
-        }
+        for column in rows.columns { _ = try table.requireColumn(column) }
         if mode == .update && rows.columns.allSatisfy(table.primaryKey.contains) { return }
         let sql = store.renderer.insert(into: table, columns: rows.columns, mode: mode)
         try await store.onWriter { db in

@@ -94,14 +94,7 @@ struct InMemoryDatabase: Sendable {
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
         var table = tables[description.name] ?? Table(description: description)
         try Self.check(table.description, against: description)
-        let positions = try batch.columns.map { name -> Int in
-            guard let index = description.columnIndex(name) else {
-                throw DepotError(
-                    .invalidQuery, "\(description.entityName) (table '\(description.name)') has no column '\(name)'",
-                    table: description.name, column: name)
-            }
-            return index
-        }
+        let positions = try batch.columns.map { try description.requireColumn($0) }
         let keyPositions = try description.primaryKey.map { key -> Int in
             guard let position = batch.columns.firstIndex(of: key) else {
                 throw DepotError(

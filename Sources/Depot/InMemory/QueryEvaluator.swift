@@ -8,12 +8,7 @@ package struct QueryEvaluator: Sendable {
     package init(table: TableDescription) { self.table = table }
 
     private func index(_ column: String) throws -> Int {
-        guard let index = table.columnIndex(column) else {
-            throw DepotError(
-                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(column)'",
-                table: table.name, column: column)
-        }
-        return index
+        try table.requireColumn(column)
     }
 
     /// Compiles `node` once into a closure evaluated per row (three-valued: `nil` is unknown).

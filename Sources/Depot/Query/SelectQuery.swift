@@ -31,11 +31,7 @@ public struct SelectQuery: Sendable, Hashable {
     public func validate() throws {
         var names = predicate?.columns ?? []
         for term in ordering { names.formUnion(term.columns) }
-        for name in names where table.columnIndex(name) == nil {
-            throw DepotError(
-                .invalidQuery, "\(table.entityName) (table '\(table.name)') has no column '\(name)'",
-                table: table.name, column: name)
-        }
+        for name in names { _ = try table.requireColumn(name) }
         if let limit, limit < 0 {
             throw DepotError(.invalidQuery, "limit must not be negative (got \(limit))", table: table.name)
         }

@@ -42,6 +42,18 @@ public struct TableDescription: Sendable, Hashable {
         columns.firstIndex { $0.name == name }
     }
 
+    /// The index of the column named `name`.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` naming the entity, the table and the column.
+    public func requireColumn(_ name: String) throws(DepotError) -> Int {
+        guard let index = columnIndex(name) else {
+            throw DepotError(
+                .invalidQuery, "\(entityName) (table '\(self.name)') has no column '\(name)'", table: self.name,
+                column: name)
+        }
+        return index
+    }
+
     /// A key rendered for messages: `'ENGM'` or `('a', 2)`.
     public static func describeKey(_ key: [StoredValue]) -> String {
         let parts = key.map(describeKeyPart)
