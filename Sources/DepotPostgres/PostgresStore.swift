@@ -38,7 +38,7 @@ public final class PostgresStore: Store {
         /// The PostgreSQL schema (namespace) Depot's tables live in; created if missing. `nil`
         /// uses the server's search path (usually `public`).
         public var schema: String?
-        /// The most connections the pool opens.
+        /// The most connections the pool opens (at least one).
         public var maximumConnections: Int = 20
         /// How long an operation waits for a connection before failing with a `.connection` error.
         public var connectTimeout: Duration = .seconds(10)
@@ -117,14 +117,12 @@ public final class PostgresStore: Store {
         var settings = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database, tls: configuration.tls)
-        settings.options.maximumConnections = configuration.maximumConnections
+        settings.options.maximumConnections = max(1, configuration.maximumConnections)
         settings.options.connectTimeout = configuration.connectTimeout
         if let schema = configuration.schema {
             settings.options.additionalStartupParameters = [("search_path", SQLDialect.postgres.quote(schema))]
         }
-        var logger = Logger(label: "depot.postgres")
-        logger.logLevel = .critical
-        client = PostgresClient(configuration: settings, backgroundLogger: logger)
+        client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
         let client = client
         runTask = Task { await client.run() }
     }
@@ -173,9 +171,11 @@ public final class PostgresStore: Store {
     ) async throws -> T {
         do {
             return try await leased(body)
-        } catch let error as PSQLError
-            where retryingClosed && (error.code == .serverClosedConnection || error.code == .clientClosedConnection)
-        {
+        } catch let error as DepotError where retryingClosed && error.kind == .connection {
+            // `leased` has already named the failure; the cause tells a stale connection apart.
+            guard let cause = error.underlying as? PSQLError,
+                cause.code == .serverClosedConnection || cause.code == .clientClosedConnection
+            else { throw error }
             return try await leased(body)
         }
     }
@@ -257,7 +257,9 @@ public final class PostgresStore: Store {
         try await prepare()
         let statement = renderer.select(query)
         return try await withConnection(retryingClosed: true) { connection in
-            guard try await self.tableIsReady(query.table, on: connection, create: false) else { return [] }
+            guard try await self.prepareTable(query.table, on: connection, create: false) != .missing else {
+                return []
+            }
             return try await PostgresOperations.fetch(statement, table: query.table, on: connection, decode: decode)
         }
     }
@@ -267,7 +269,9 @@ public final class PostgresStore: Store {
         try await prepare()
         let statement = renderer.count(query)
         return try await withConnection(retryingClosed: true) { connection in
-            guard try await self.tableIsReady(query.table, on: connection, create: false) else { return 0 }
+            guard try await self.prepareTable(query.table, on: connection, create: false) != .missing else {
+                return 0
+            }
             return try await PostgresOperations.count(statement, table: query.table, on: connection)
         }
     }
@@ -376,17 +380,26 @@ public final class PostgresStore: Store {
     // MARK: - Tables
 
     /// Whether `table` exists with the expected shape; creates it when `create` is true.
-    func tableIsReady(_ table: TableDescription, on connection: PostgresConnection, create: Bool) async throws -> Bool {
-        if verifiedTables.withLock({ $0.contains(table) }) { return true }
+    ///
+    /// - Returns: `.missing` only when the table does not exist and `create` is false; `.created`
+    ///   when this call created it (remembered store-wide once its transaction commits).
+    func prepareTable(_ table: TableDescription, on connection: PostgresConnection, create: Bool) async throws
+        -> TableState
+    {
+        if verifiedTables.withLock({ $0.contains(table) }) { return .exists }
         let stored = try await PostgresSchemaCheck.columns(of: table.name, on: connection)
         if !stored.isEmpty {
             try await PostgresSchemaCheck.verify(table, stored: stored, on: connection, dialect: renderer.dialect)
             verifiedTables.withLock { _ = $0.insert(table) }
-            return true
+            return .exists
         }
-        guard create else { return false }
+        guard create else { return .missing }
         try await PostgresOperations.run(renderer.createTable(table), on: connection)
-        return true
+        return .created
+    }
+
+    enum TableState {
+        case exists, created, missing
     }
 }
 

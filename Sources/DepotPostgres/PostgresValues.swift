@@ -36,8 +36,8 @@ struct PostgresParameter: PostgresDynamicTypeEncodable {
 
 /// A column of a batch bound as one PostgreSQL array (binary format), for `UNNEST`.
 struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
-    /// Every value of the batch, row after row.
-    let values: [StoredValue]
+    /// The rows of this statement, row after row (a slice of the batch, not a copy).
+    let values: ArraySlice<StoredValue>
     /// The batch's width and this column's position in a row.
     let width: Int
     let position: Int
@@ -77,8 +77,8 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
     ) {
         let count = values.count / width
         var hasNull = false
-        var index = position
-        while index < values.count {
+        var index = values.startIndex + position
+        while index < values.endIndex {
             if case .null = values[index] {
                 hasNull = true
                 break
@@ -90,8 +90,8 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
         buffer.writeInteger(elementType.rawValue)
         buffer.writeInteger(Int32(count))
         buffer.writeInteger(Int32(1))  // lower bound
-        index = position
-        while index < values.count {
+        index = values.startIndex + position
+        while index < values.endIndex {
             let value = values[index]
             index += width
             if case .null = value {

@@ -23,11 +23,13 @@ final class PostgresWriter: StoreWriter {
 
     private func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
         if books.hasCreated(table) { return true }
-        if try await store.tableIsReady(table, on: connection, create: false) { return true }
-        guard create else { return false }
-        _ = try await store.tableIsReady(table, on: connection, create: true)
-        books.created(table)
-        return true
+        switch try await store.prepareTable(table, on: connection, create: create) {
+        case .exists: return true
+        case .created:
+            books.created(table)
+            return true
+        case .missing: return false
+        }
     }
 
     func fetch<Value: Sendable>(
@@ -55,15 +57,14 @@ final class PostgresWriter: StoreWriter {
         try books.checkActive()
         for column in rows.columns { _ = try table.requireColumn(column) }
         if rows.count == 0 || (mode == .update && rows.columns.allSatisfy(table.primaryKey.contains)) { return }
+        try Self.rejectNUL(rows, table: table)
         _ = try await mapped { try await ready(table, create: true) }
         let plan = store.renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0
         while start < rows.count {
             let end = min(start + Self.rowsPerStatement, rows.count)
-            let values =
-                start == 0 && end == rows.count
-                ? rows.values : Array(rows.values[(start * width)..<(end * width)])
+            let values = rows.values[(start * width)..<(end * width)]
             var binds = PostgresBindings(capacity: plan.parameters.count)
             for parameter in plan.parameters {
                 switch parameter {
@@ -85,6 +86,28 @@ final class PostgresWriter: StoreWriter {
             start = end
         }
         books.touched(table.name)
+    }
+
+    /// PostgreSQL text cannot hold U+0000 (SQLite can): such a value fails here, naming the row
+    /// and column, before anything of the batch is sent.
+    static func rejectNUL(_ rows: RowBatch, table: TableDescription) throws {
+        let width = rows.columns.count
+        for (position, name) in rows.columns.enumerated() {
+            var index = position
+            while index < rows.values.count {
+                if case .text(let text) = rows.values[index], text.utf8.contains(0) {
+                    let row = rows.row(index / width)
+                    let key = table.primaryKey.compactMap { rows.columns.firstIndex(of: $0) }
+                        .map { row[row.startIndex + $0] }
+                    throw DepotError(
+                        .constraintViolation,
+                        "\(table.name) row \(TableDescription.describeKey(key)): column \(name) holds a NUL "
+                            + "character (U+0000), which PostgreSQL text cannot store",
+                        table: table.name, column: name)
+                }
+                index += width
+            }
+        }
     }
 
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {

@@ -121,6 +121,21 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("text holding U+0000 fails naming row and column, and the batch writes nothing")
+    func nulCharacter() async throws {
+        try await PostgresTestServer.withStore { (store: PostgresStore) async throws in
+            let airports = store.repository(TestAirport.self)
+            let bad = TestAirport(icao: "ZZNU", name: "a\u{0}b", country: "XX")
+            let error = await #expect(throws: DepotError.self) {
+                try await airports.insert([TestAirport.sample[0], bad])
+            }
+            #expect(error?.kind == .constraintViolation)
+            #expect(error?.column == "name")
+            #expect(error?.message.contains("'ZZNU'") == true)
+            #expect(try await airports.count() == 0)
+        }
+    }
+
     @Test("a table that differs from the entity is reported, listing each difference")
     func schemaMismatch() async throws {
         try await PostgresTestServer.withStore { store in
