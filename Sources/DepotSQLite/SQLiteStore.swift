@@ -18,7 +18,8 @@ import Synchronization
 /// ```
 ///
 /// Storage: `Decimal` as exact text (`DECIMAL_TEXT`, compared numerically through a collation),
-/// `Date` as the exact `Double` of `timeIntervalSinceReferenceDate` (`DATE_REAL`), `UUID` as 16
+/// `Date` as seconds since the reference date (`DATE_REAL`), rounded to the microsecond as on every
+/// store (``Date/microseconds``), `UUID` as 16
 /// bytes (`UUID_BLOB`), `URL` and JSON values as text, `Bool` as 0/1.
 /// Another process may use the same file; busy waits up to `busyTimeout` instead of failing.
 public final class SQLiteStore: Store {
