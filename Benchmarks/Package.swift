@@ -14,9 +14,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
+        // The result line, medians and peak memory every benchmark shares.
+        .target(name: "BenchHarness"),
         .executableTarget(
             name: "depot-bench",
             dependencies: [
+                "BenchHarness",
                 .product(name: "Depot", package: "Depot"),
                 .product(name: "DepotSQLite", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -27,6 +30,7 @@ let package = Package(
         .executableTarget(
             name: "depot-http-bench",
             dependencies: [
+                "BenchHarness",
                 .product(name: "DepotHTTP", package: "Depot"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import BenchHarness
 import Depot
 import DepotSQLite
 import Foundation
@@ -185,33 +186,7 @@ final class RawDatabase {
 
 // MARK: - Harness
 
-struct Result: Encodable {
-    var `case`: String
-    var backend: String
-    var n: Int
-    var subject: String
-    var medianMilliseconds: Double
-    var baseline: String
-    var baselineMedianMilliseconds: Double
-    var ratio: Double
-    var peakRSSMegabytes: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case `case`, backend, n, subject, baseline, ratio
-        case medianMilliseconds = "median_ms"
-        case baselineMedianMilliseconds = "baseline_median_ms"
-        case peakRSSMegabytes = "peak_rss_mb"
-    }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted[sorted.count / 2]
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
+typealias Result = BenchResult
 
 func scratchPath() -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-bench-\(UUID().uuidString)")
@@ -243,25 +218,25 @@ func compare(
         try await subjectPrepare(subjectPath)
         let started = clock.now
         try await subject(subjectPath)
-        let subjectTime = milliseconds(clock.now - started)
+        let subjectTime = BenchHarness.milliseconds(clock.now - started)
         removeDatabase(subjectPath)
 
         let baselinePath = scratchPath()
         baselinePrepare(baselinePath)
         let baselineStarted = clock.now
         baseline(baselinePath)
-        let baselineTime = milliseconds(clock.now - baselineStarted)
+        let baselineTime = BenchHarness.milliseconds(clock.now - baselineStarted)
         removeDatabase(baselinePath)
         if round > 0 {
             subjectTimes.append(subjectTime)
             baselineTimes.append(baselineTime)
         }
     }
-    let subjectMedian = median(subjectTimes)
-    let baselineMedian = median(baselineTimes)
+    let subjectMedian = BenchHarness.median(subjectTimes)
+    let baselineMedian = BenchHarness.median(baselineTimes)
     return Result(
         case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: subjectMedian, baseline: "raw-c",
-        baselineMedianMilliseconds: baselineMedian, ratio: subjectMedian / baselineMedian, peakRSSMegabytes: nil)
+        baselineMedianMilliseconds: baselineMedian)
 }
 
 extension Array where Element == Result {
@@ -418,11 +393,7 @@ struct DepotBench {
         }
 
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            for result in results {
-                FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
-            }
+            try BenchHarness.writeJSONLines(results)
         } else {
             let header = "case                     n        depot ms   raw ms     ratio"
             print(header)

@@ -1,3 +1,4 @@
+import BenchHarness
 import DepotHTTP
 import Foundation
 import Hummingbird
@@ -77,37 +78,6 @@ struct ServerProcess {
 
 // MARK: - Harness
 
-struct Result: Encodable {
-    var `case`: String
-    var backend: String
-    var n: Int
-    var subject: String
-    var medianMilliseconds: Double
-    var baseline: String
-    var baselineMedianMilliseconds: Double
-    var ratio: Double
-    var peakRSSMegabytes: Double?
-    var p50Milliseconds: Double
-    var p99Milliseconds: Double
-    var requestsPerSecond: Double
-    var baselineP50Milliseconds: Double
-    var baselineP99Milliseconds: Double
-    var baselineRequestsPerSecond: Double
-
-    enum CodingKeys: String, CodingKey {
-        case `case`, backend, n, subject, baseline, ratio
-        case medianMilliseconds = "median_ms"
-        case baselineMedianMilliseconds = "baseline_median_ms"
-        case peakRSSMegabytes = "peak_rss_mb"
-        case p50Milliseconds = "p50_ms"
-        case p99Milliseconds = "p99_ms"
-        case requestsPerSecond = "requests_per_second"
-        case baselineP50Milliseconds = "baseline_p50_ms"
-        case baselineP99Milliseconds = "baseline_p99_ms"
-        case baselineRequestsPerSecond = "baseline_requests_per_second"
-    }
-}
-
 /// One timed run: the wall time for all requests and every request's latency, sorted.
 struct Run {
     var milliseconds: Double
@@ -115,25 +85,6 @@ struct Run {
 
     var p50: Double { latencies[latencies.count / 2] }
     var p99: Double { latencies[min(latencies.count - 1, latencies.count * 99 / 100)] }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted[sorted.count / 2]
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-/// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.
-func peakRSSMegabytes() -> Double? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
-        return kilobytes.map { $0 / 1024 }
-    }
-    return nil
 }
 
 /// Sends `n` requests through `operation` from `concurrency` tasks at once.
@@ -149,7 +100,7 @@ func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async
                 for _ in 0..<count {
                     let sent = clock.now
                     try await operation()
-                    latencies.append(milliseconds(clock.now - sent))
+                    latencies.append(BenchHarness.milliseconds(clock.now - sent))
                 }
                 return latencies
             }
@@ -159,7 +110,7 @@ func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async
         for try await part in group { all += part }
         return all
     }
-    return Run(milliseconds: milliseconds(clock.now - started), latencies: latencies.sorted())
+    return Run(milliseconds: BenchHarness.milliseconds(clock.now - started), latencies: latencies.sorted())
 }
 
 /// Runs subject and baseline alternately (the order flips each round): one warm-up round, then
@@ -167,7 +118,7 @@ func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async
 func compare(
     _ name: String, backend: String, n: Int, concurrency: Int, rounds: Int,
     subject: @escaping @Sendable () async throws -> Void, baseline: @escaping @Sendable () async throws -> Void
-) async throws -> Result {
+) async throws -> BenchResult {
     var subjectRuns: [Run] = []
     var baselineRuns: [Run] = []
     for round in 0...rounds {
@@ -185,16 +136,18 @@ func compare(
             baselineRuns.append(baselineRun)
         }
     }
-    let subjectMedian = median(subjectRuns.map(\.milliseconds))
-    let baselineMedian = median(baselineRuns.map(\.milliseconds))
-    return Result(
+    let subjectMedian = BenchHarness.median(subjectRuns.map(\.milliseconds))
+    let baselineMedian = BenchHarness.median(baselineRuns.map(\.milliseconds))
+    return BenchResult(
         case: name, backend: backend, n: n, subject: "APIClient.send", medianMilliseconds: subjectMedian,
-        baseline: "Transport.send", baselineMedianMilliseconds: baselineMedian, ratio: subjectMedian / baselineMedian,
-        peakRSSMegabytes: peakRSSMegabytes(), p50Milliseconds: median(subjectRuns.map(\.p50)),
-        p99Milliseconds: median(subjectRuns.map(\.p99)), requestsPerSecond: Double(n) / subjectMedian * 1000,
-        baselineP50Milliseconds: median(baselineRuns.map(\.p50)),
-        baselineP99Milliseconds: median(baselineRuns.map(\.p99)),
-        baselineRequestsPerSecond: Double(n) / baselineMedian * 1000)
+        baseline: "Transport.send", baselineMedianMilliseconds: baselineMedian,
+        latency: BenchResult.Latency(
+            p50Milliseconds: BenchHarness.median(subjectRuns.map(\.p50)),
+            p99Milliseconds: BenchHarness.median(subjectRuns.map(\.p99)),
+            requestsPerSecond: Double(n) / subjectMedian * 1000,
+            baselineP50Milliseconds: BenchHarness.median(baselineRuns.map(\.p50)),
+            baselineP99Milliseconds: BenchHarness.median(baselineRuns.map(\.p99)),
+            baselineRequestsPerSecond: Double(n) / baselineMedian * 1000))
 }
 
 // MARK: - Cases
@@ -230,7 +183,7 @@ struct DepotHTTPBench {
             print("subject: APIClient.send(Ping()); baseline: the same transport's send(request) directly\n")
         }
 
-        var results: [Result] = []
+        var results: [BenchResult] = []
         for (backend, transport) in transports {
             let client = APIClient(baseURL: baseURL, transport: transport)
             let request = try client.makeRequest(for: Ping())
@@ -251,25 +204,24 @@ struct DepotHTTPBench {
         }
 
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            for result in results {
-                FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
-            }
+            try BenchHarness.writeJSONLines(results)
         } else {
             print(
                 "transport          case               APIClient: req/s   p50 ms  p99 ms"
                     + "   direct: req/s   p50 ms  p99 ms   ratio")
             for result in results {
+                guard let latency = result.latency else { continue }
                 print(
                     result.backend.padding(toLength: 19, withPad: " ", startingAt: 0)
                         + result.case.padding(toLength: 19, withPad: " ", startingAt: 0)
                         + String(
-                            format: "%17.0f %8.3f %7.3f %15.0f %8.3f %7.3f   %.2f×", result.requestsPerSecond,
-                            result.p50Milliseconds, result.p99Milliseconds, result.baselineRequestsPerSecond,
-                            result.baselineP50Milliseconds, result.baselineP99Milliseconds, result.ratio))
+                            format: "%17.0f %8.3f %7.3f %15.0f %8.3f %7.3f   %.2f×", latency.requestsPerSecond,
+                            latency.p50Milliseconds, latency.p99Milliseconds, latency.baselineRequestsPerSecond,
+                            latency.baselineP50Milliseconds, latency.baselineP99Milliseconds, result.ratio))
             }
-            if let peak = peakRSSMegabytes() { print(String(format: "\npeak RSS (client process): %.1f MB", peak)) }
+            if let peak = BenchHarness.peakRSSMegabytes() {
+                print(String(format: "\npeak RSS (client process): %.1f MB", peak))
+            }
         }
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+
+// What every benchmark executable shares: the result line (issue #8's JSON fields), medians,
+// times in milliseconds, peak memory, and the `--json` output.
+
+/// One case: the subject's and the baseline's median times and their ratio, plus latency
+/// figures for cases that time single requests.
+public struct BenchResult: Encodable {
+    public var `case`: String
+    public var backend: String
+    public var n: Int
+    public var subject: String
+    public var medianMilliseconds: Double
+    public var baseline: String
+    public var baselineMedianMilliseconds: Double
+    public var ratio: Double
+    public var peakRSSMegabytes: Double?
+    public var latency: Latency?
+
+    /// Per-request latency and throughput, for the subject and the baseline.
+    public struct Latency: Encodable {
+        public var p50Milliseconds: Double
+        public var p99Milliseconds: Double
+        public var requestsPerSecond: Double
+        public var baselineP50Milliseconds: Double
+        public var baselineP99Milliseconds: Double
+        public var baselineRequestsPerSecond: Double
+
+        public init(
+            p50Milliseconds: Double, p99Milliseconds: Double, requestsPerSecond: Double,
+            baselineP50Milliseconds: Double, baselineP99Milliseconds: Double, baselineRequestsPerSecond: Double
+        ) {
+            self.p50Milliseconds = p50Milliseconds
+            self.p99Milliseconds = p99Milliseconds
+            self.requestsPerSecond = requestsPerSecond
+            self.baselineP50Milliseconds = baselineP50Milliseconds
+            self.baselineP99Milliseconds = baselineP99Milliseconds
+            self.baselineRequestsPerSecond = baselineRequestsPerSecond
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case p50Milliseconds = "p50_ms"
+            case p99Milliseconds = "p99_ms"
+            case requestsPerSecond = "requests_per_second"
+            case baselineP50Milliseconds = "baseline_p50_ms"
+            case baselineP99Milliseconds = "baseline_p99_ms"
+            case baselineRequestsPerSecond = "baseline_requests_per_second"
+        }
+    }
+
+    /// A result; the ratio is `subject / baseline` and peak memory is read now.
+    public init(
+        case name: String, backend: String, n: Int, subject: String, medianMilliseconds: Double, baseline: String,
+        baselineMedianMilliseconds: Double, latency: Latency? = nil
+    ) {
+        self.case = name
+        self.backend = backend
+        self.n = n
+        self.subject = subject
+        self.medianMilliseconds = medianMilliseconds
+        self.baseline = baseline
+        self.baselineMedianMilliseconds = baselineMedianMilliseconds
+        self.ratio = medianMilliseconds / baselineMedianMilliseconds
+        self.peakRSSMegabytes = BenchHarness.peakRSSMegabytes()
+        self.latency = latency
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case `case`, backend, n, subject, baseline, ratio
+        case medianMilliseconds = "median_ms"
+        case baselineMedianMilliseconds = "baseline_median_ms"
+        case peakRSSMegabytes = "peak_rss_mb"
+    }
+
+    /// One flat JSON object: the latency fields sit beside the others.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.case, forKey: .case)
+        try container.encode(backend, forKey: .backend)
+        try container.encode(n, forKey: .n)
+        try container.encode(subject, forKey: .subject)
+        try container.encode(baseline, forKey: .baseline)
+        try container.encode(ratio, forKey: .ratio)
+        try container.encode(medianMilliseconds, forKey: .medianMilliseconds)
+        try container.encode(baselineMedianMilliseconds, forKey: .baselineMedianMilliseconds)
+        try container.encode(peakRSSMegabytes, forKey: .peakRSSMegabytes)
+        try latency?.encode(to: encoder)
+    }
+}
+
+public enum BenchHarness {
+    /// The middle value (upper middle for an even count).
+    public static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    public static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    /// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.
+    public static func peakRSSMegabytes() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+            return kilobytes.map { $0 / 1024 }
+        }
+        return nil
+    }
+
+    /// `--json`: one JSON object per line, keys sorted.
+    public static func writeJSONLines(_ results: [BenchResult]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for result in results {
+            FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
+        }
+    }
+}
