@@ -9,12 +9,11 @@ extension TransportTests {
     func slowResponseTimesOut(kind: TransportKind, timeout: Duration) async throws {
         let client = try await kind.client()
         let endpoint = Call(.get, "/slow", query: [URLQueryItem(name: "ms", value: "5000")], timeout: timeout)
-        let start = ContinuousClock.now
-        let error = await httpError { try await client.send(endpoint) }
-        let elapsed = ContinuousClock.now - start
-        #expect(error?.kind == .timedOut)
-        #expect(error?.endpoint == "GET /slow")
-        #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed) for \(timeout)")
+        let elapsed = try await Self.timeOut(timeout) {
+            let error = await httpError { try await client.send(endpoint) }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.endpoint == "GET /slow")
+        }
         print("\(kind.testDescription): \(timeout) deadline fired after \(elapsed)")
     }
 
@@ -23,12 +22,29 @@ extension TransportTests {
         let client = try await kind.client()
         let timeout = Duration.milliseconds(500)
         let endpoint = Bytes(path: "/stall", query: [URLQueryItem(name: "bytes", value: "100000")], timeout: timeout)
-        let start = ContinuousClock.now
-        let error = await httpError { try await client.send(endpoint) }
-        let elapsed = ContinuousClock.now - start
-        #expect(error?.kind == .timedOut)
-        #expect(abs(elapsed.milliseconds - timeout.milliseconds) <= 100, "timed out after \(elapsed)")
+        let elapsed = try await Self.timeOut(timeout) {
+            let error = await httpError { try await client.send(endpoint) }
+            #expect(error?.kind == .timedOut)
+        }
         print("\(kind.testDescription): stalled body, \(timeout) deadline fired after \(elapsed)")
+    }
+
+    /// Runs `call` (which must time out) until it ends within ±100 ms of `timeout`, at most three
+    /// times, and returns the elapsed time of the last run. No run may end before the deadline.
+    /// Up to three: on this 2-core machine the other suites running alongside can delay a task's
+    /// wake-up by more than the window; a deadline mechanism that is off misses every time.
+    static func timeOut(_ timeout: Duration, _ call: () async throws -> Void) async throws -> Duration {
+        var elapsed = Duration.zero
+        for _ in 1...3 {
+            let start = ContinuousClock.now
+            try await call()
+            elapsed = ContinuousClock.now - start
+            #expect(elapsed.milliseconds >= timeout.milliseconds - 5, "fired early: after \(elapsed) for \(timeout)")
+            if abs(elapsed.milliseconds - timeout.milliseconds) <= 100 { return elapsed }
+            print("deadline \(timeout) fired after \(elapsed): outside ±100 ms, measuring again")
+        }
+        Issue.record("timed out after \(elapsed) for \(timeout), three times outside ±100 ms")
+        return elapsed
     }
 
     @Test("A response within the deadline succeeds", arguments: transports)
