@@ -54,11 +54,20 @@ let package = Package(
             ]),
         .target(name: "DepotTesting", dependencies: ["Depot"]),
         .target(
-            name: "AirportsExample", dependencies: ["Depot", "DepotSQLite"],
+            name: "AirportsExample",
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             resources: [.copy("Resources/airports.csv"), .copy("Resources/airports.LICENSE")]),
         .executableTarget(
             name: "airports",
-            dependencies: ["AirportsExample", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "AirportsExample", "DepotSQLite", "DepotPostgres", "DepotHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotTesting"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(
@@ -87,7 +96,9 @@ let package = Package(
                     name: "AsyncHTTPClient", package: "async-http-client",
                     condition: .when(platforms: [.linux])),
             ]),
-        .testTarget(name: "AirportsExampleTests", dependencies: ["AirportsExample", "Depot", "DepotSQLite"]),
+        .testTarget(
+            name: "AirportsExampleTests",
+            dependencies: ["AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,22 @@
 import Depot
 import Foundation
 
-/// Imports the airports CSV into a store: parse everything first, then one transaction.
+/// Imports the airports CSV into a store: parse everything first, then one transaction that
+/// also starts a new dataset (a new epoch, an empty change log).
 public enum AirportImporter {
     /// The outcome of an import.
     public struct Summary: Sendable {
         public var rows: Int
         public var parseSeconds: Double
         public var storeSeconds: Double
+    }
+
+    /// Gives a store that has none its dataset row (an epoch for synced clients).
+    public static func ensureDataset(in store: some Store) async throws {
+        let datasets = store.repository(AirportDataset.self)
+        if try await datasets.find(AirportDataset.current) == nil {
+            try await datasets.upsert(AirportDataset(epoch: UUID().uuidString, importedAt: Date()))
+        }
     }
 
     /// Reads `csv` and replaces the store's airports with its rows, in one transaction: a bad
@@ -26,7 +35,13 @@ public enum AirportImporter {
         }
         let airports = try AirportsCSV.parse(text, file: csv.lastPathComponent, progress: progress)
         let parsed = clock.now
-        try await store.repository(Airport.self).replace(where: .all, with: airports)
+        try await store.write { tx in
+            try await tx.repository(Airport.self).replace(where: .all, with: airports)
+            // A new dataset: the change log starts over and synced clients fetch everything again.
+            _ = try await tx.repository(AirportChange.self).removeAll()
+            try await tx.repository(AirportDataset.self).upsert(
+                AirportDataset(epoch: UUID().uuidString, importedAt: Date()))
+        }
         let stored = clock.now
         return Summary(
             rows: airports.count, parseSeconds: (parsed - started).seconds, storeSeconds: (stored - parsed).seconds)

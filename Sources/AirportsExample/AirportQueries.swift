@@ -7,6 +7,8 @@ public struct AirportQuery: Sendable {
     public var search: String?
     public var near: Coordinate?
     public var minimumElevation: Double?
+    /// Only airports whose icao sorts after this one (keyset paging in icao order).
+    public var after: String?
     public var limit: Int
 
     public init(
@@ -28,6 +30,7 @@ public struct AirportQuery: Sendable {
             parts.append(.contains(\.name, search, .caseInsensitive) || .contains(\.city, search, .caseInsensitive))
         }
         if let minimumElevation { parts.append(\.elevation >= minimumElevation) }
+        if let after { parts.append(\.icao > after) }
         return parts.reduce(Filter.all) { $0 && $1 }
     }
 

@@ -1,8 +1,11 @@
 import Depot
+import DepotHTTP
 import DepotSQLite
 import Foundation
 
-/// `airports demo`: the data layer end to end on the bundled real data, on SQLite.
+/// `airports demo`: the data layer end to end on the bundled real data — an API serves a
+/// server-side SQLite store, a client syncs its own SQLite store through typed endpoints, a
+/// partial update travels from one to the other, and queries run in the client's store.
 public enum AirportsDemo {
     /// Runs the demo in a temporary folder, reporting each step through `say`.
     public static func run(say: @escaping @Sendable (String) -> Void) async throws {
@@ -13,21 +16,72 @@ public enum AirportsDemo {
         guard let csv = AirportsCSV.bundledURL else {
             throw AirportsCSV.Problem(file: "airports.csv", line: 0, reason: "the bundled CSV is missing")
         }
+        say("Depot airports demo — two SQLite stores in \(folder.path)")
 
-        let store = try SQLiteStore(path: folder.appendingPathComponent("airports.sqlite").path)
-        let airports = store.repository(Airport.self)
-        say("Depot airports demo — SQLite store at \(store.path)")
-
-        let summary = try await AirportImporter.run(csv: csv, into: store)
+        // The server side: import, then serve.
+        let serverStore = try SQLiteStore(path: folder.appendingPathComponent("server.sqlite").path)
+        let summary = try await AirportImporter.run(csv: csv, into: serverStore)
         say(
-            "✓ imported \(summary.rows) airports from the bundled CSV in "
+            "✓ server: imported \(summary.rows) airports from the bundled CSV in "
                 + "\(format(summary.parseSeconds + summary.storeSeconds)) s (parse \(format(summary.parseSeconds)) s, "
                 + "store \(format(summary.storeSeconds)) s, one transaction)")
+        let server = try await AirportsServer.start(store: serverStore)
+        do {
+            try await clientSide(server: server, folder: folder, clock: clock, say: say)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        say("✓ server stopped")
+        say("Done.")
+    }
 
-        var started = clock.now
+    static func clientSide(
+        server: AirportsServer, folder: URL, clock: ContinuousClock, say: @escaping @Sendable (String) -> Void
+    ) async throws {
+        say("✓ server: airports API listening on \(server.baseURL.absoluteString)")
+        let client = APIClient(baseURL: server.baseURL)
+        let clientStore = try SQLiteStore(path: folder.appendingPathComponent("client.sqlite").path)
+        let airports = clientStore.repository(Airport.self)
+
+        let first = try await AirportsSync.run(client: client, into: clientStore)
         let total = try await airports.count()
+        say(
+            "✓ client: \(first.kind.rawValue) sync, \(first.received) airports in \(first.requests) requests, "
+                + "\(format(first.seconds)) s; the client store holds \(total)")
+        guard total == first.received else {
+            throw DepotError(.storage, "the client holds \(total) airports after syncing \(first.received)")
+        }
+
+        // A partial update on the server, carried to the client by the next sync.
+        var started = clock.now
+        let before = try await airports.find("ENGM")
+        let newName = "Oslo Airport, Gardermoen (renamed by PATCH)"
+        var change = AirportRecord(icao: "ENGM")
+        change.name = newName
+        let answered = try await client.send(AirportsAPI.Update(change))
+        say(
+            "✓ PATCH /airports/ENGM {\"name\": …} → 200, server now says \"\(answered.name ?? "-")\" "
+                + "(\(milliseconds(clock.now - started)) ms)")
+        started = clock.now
+        let next = try await AirportsSync.run(client: client, into: clientStore)
+        let after = try await airports.find("ENGM")
+        var expected = before
+        expected?.name = newName
+        let intact = after == expected
+        say(
+            "✓ client: \(next.kind.rawValue) sync, \(next.received) change in \(next.requests) request "
+                + "(\(milliseconds(clock.now - started)) ms)")
+        say("    name: \(before?.name ?? "-") → \(after?.name ?? "-"); every other field intact: \(intact)")
+        guard intact, next.kind == .incremental, next.received == 1 else {
+            throw DepotError(.storage, "the partial update did not arrive intact: \(String(describing: after))")
+        }
+
+        // Queries, each run inside the client's store.
+        started = clock.now
         let withIATA = try await airports.count(where: \.iata != nil)
-        say("✓ \(total) airports, \(withIATA) with an IATA code (\(milliseconds(clock.now - started)) ms)")
+        say("✓ \(withIATA) airports with an IATA code (\(milliseconds(clock.now - started)) ms)")
 
         started = clock.now
         let highNorway = try await airports.fetch(
@@ -53,24 +107,10 @@ public enum AirportsDemo {
         }
 
         started = clock.now
-        let before = try await airports.find("ENGM")
-        let body = #"{"icao": "ENGM", "name": "Oslo Airport, Gardermoen (renamed by PATCH)"}"#
-        let patch = try JSONDecoder().decode(AirportPatchDTO.self, from: Data(body.utf8))
-        try await airports.persist([patch], mapper: AirportPatchMapper())
-        let after = try await airports.find("ENGM")
-        var expected = before
-        expected?.name = "Oslo Airport, Gardermoen (renamed by PATCH)"
-        let intact = after == expected
-        say("✓ partial update \(body) (\(milliseconds(clock.now - started)) ms):")
-        say("    name: \(before?.name ?? "-") → \(after?.name ?? "-"); every other field intact: \(intact)")
-        guard intact else {
-            throw DepotError(.storage, "the partial update changed fields it did not carry")
-        }
-
-        started = clock.now
         let removed = try await airports.remove(where: \.country == "AQ")
-        say("✓ removed \(removed) Antarctic airports in one statement (\(milliseconds(clock.now - started)) ms)")
-        say("Done.")
+        say(
+            "✓ client: removed \(removed) Antarctic airports in one statement (\(milliseconds(clock.now - started)) ms)"
+        )
     }
 
     static func format(_ value: Double) -> String {

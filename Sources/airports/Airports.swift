@@ -1,6 +1,8 @@
 import AirportsExample
 import ArgumentParser
 import Depot
+import DepotHTTP
+import DepotPostgres
 import DepotSQLite
 import Foundation
 
@@ -8,8 +10,8 @@ import Foundation
 struct Airports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "airports",
-        abstract: "Depot's example: 28,298 real airports in a SQLite store.",
-        subcommands: [Demo.self, Import.self, Query.self],
+        abstract: "Depot's example: 28,298 real airports, an HTTP API, a syncing client and queries.",
+        subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Query.self],
         defaultSubcommand: Demo.self)
 }
 
@@ -25,9 +27,65 @@ func fail(_ message: String) -> ExitCode {
     return ExitCode.failure
 }
 
+/// `--store PATH | --postgres URL`: where a command's airports live.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The SQLite store (default: \(defaultStorePath) in the current folder).")
+    var store: String?
+
+    @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:port/database[?schema=name]")
+    var postgres: String?
+
+    func validate() throws {
+        if store != nil, postgres != nil { throw ValidationError("give --store or --postgres, not both") }
+    }
+
+    /// What the messages call the store.
+    var name: String { postgres.map(redacted) ?? store ?? defaultStorePath }
+
+    /// Opens the store; `existing` refuses a SQLite path with no file (a query would create one).
+    func open(existing: Bool) throws -> OpenedStore {
+        if let postgres {
+            let store = try PostgresStore(url: postgres)
+            return OpenedStore(store: store, close: { await store.close() })
+        }
+        let path = store ?? defaultStorePath
+        if existing, !FileManager.default.fileExists(atPath: path) {
+            throw DepotError(.storage, "no store at \(path); run `airports import --store \(path)` first")
+        }
+        return OpenedStore(store: try SQLiteStore(path: path), close: {})
+    }
+
+    func redacted(_ url: String) -> String {
+        guard let password = URLComponents(string: url)?.percentEncodedPassword else { return url }
+        return url.replacingOccurrences(of: ":\(password)@", with: ":***@")
+    }
+}
+
+/// An open store and how to close it.
+struct OpenedStore {
+    var store: any Store
+    var close: @Sendable () async -> Void
+}
+
+extension StoreOptions {
+    /// Runs `body` on the opened store and closes it afterwards, also when `body` throws.
+    func withStore<T>(existing: Bool, _ body: (any Store) async throws -> T) async throws -> T {
+        let opened = try open(existing: existing)
+        do {
+            let result = try await body(opened.store)
+            await opened.close()
+            return result
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
+}
+
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import the bundled CSV into a temporary SQLite store and show queries and a partial update.")
+        abstract: "Import the bundled CSV into a server store, serve it over HTTP, sync a client store, "
+            + "send a partial update across and query (all in a temporary folder).")
 
     func run() async throws {
         do {
@@ -40,13 +98,12 @@ struct Demo: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import an airports CSV into a SQLite store (all rows or none).")
+        abstract: "Import an airports CSV into a store, replacing its airports (all rows or none).")
 
     @Option(help: "The CSV to import (default: the bundled airports.csv).")
     var csv: String?
 
-    @Option(help: "The SQLite store (default: \(defaultStorePath)).")
-    var store: String = defaultStorePath
+    @OptionGroup var target: StoreOptions
 
     func run() async throws {
         let url: URL
@@ -59,20 +116,21 @@ struct Import: AsyncParsableCommand {
         }
         let interactive = isatty(STDOUT_FILENO) == 1
         do {
-            let database = try SQLiteStore(path: store)
-            let summary = try await AirportImporter.run(csv: url, into: database) { done, total in
-                if interactive {
-                    let width = 30
-                    let filled = total == 0 ? width : done * width / total
-                    let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                    FileHandle.standardOutput.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
-                    if done == total { write("") }
-                } else if done == total {
-                    write("parsed \(total) rows")
+            let summary = try await target.withStore(existing: false) { store in
+                try await AirportImporter.run(csv: url, into: store) { done, total in
+                    if interactive {
+                        let width = 30
+                        let filled = total == 0 ? width : done * width / total
+                        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+                        FileHandle.standardOutput.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+                        if done == total { write("") }
+                    } else if done == total {
+                        write("parsed \(total) rows")
+                    }
                 }
             }
             write(
-                "imported \(summary.rows) airports into \(store) in "
+                "imported \(summary.rows) airports into \(target.name) in "
                     + String(format: "%.2f", summary.parseSeconds + summary.storeSeconds) + " s")
         } catch {
             throw fail("\(error)")
@@ -84,8 +142,7 @@ struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Query a store; every filter and the order run inside the store.")
 
-    @Option(help: "The SQLite store (default: \(defaultStorePath)).")
-    var store: String = defaultStorePath
+    @OptionGroup var source: StoreOptions
 
     @Option(help: "Two-letter country code, e.g. NO.")
     var country: String?
@@ -106,29 +163,20 @@ struct Query: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let near, Self.coordinate(near) == nil {
+        if let near, Coordinate(parsing: near) == nil {
             throw ValidationError("--near takes LAT,LON in degrees, e.g. 59.91,10.75 (got '\(near)')")
         }
         if limit < 0 { throw ValidationError("--limit must not be negative") }
     }
 
-    static func coordinate(_ text: String) -> Coordinate? {
-        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let latitude = parts[0], let longitude = parts[1], (-90...90).contains(latitude),
-            (-180...180).contains(longitude)
-        else { return nil }
-        return Coordinate(latitude: latitude, longitude: longitude)
-    }
-
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: store) else {
-            throw fail("no store at \(store); run `airports import --store \(store)` first")
-        }
         let query = AirportQuery(
-            country: country, search: search, near: near.flatMap(Self.coordinate), minimumElevation: minimumElevation,
-            limit: limit)
+            country: country, search: search, near: near.flatMap(Coordinate.init(parsing:)),
+            minimumElevation: minimumElevation, limit: limit)
         do {
-            let results = try await query.run(on: SQLiteStore(path: store).repository(Airport.self))
+            let results = try await source.withStore(existing: true) { store in
+                try await query.run(on: store.repository(Airport.self))
+            }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -142,6 +190,80 @@ struct Query: AsyncParsableCommand {
                     write(line)
                 }
             }
+        } catch {
+            throw fail("\(error)")
+        }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a store's airports over HTTP on 127.0.0.1 until interrupted (Ctrl-C).",
+        discussion: """
+            GET /airports?country=&q=&near=LAT,LON&min_elevation=&after=&limit=   airports as JSON
+            GET /airports/{icao}                                                  one airport, or 404
+            PATCH /airports/{icao}    a partial JSON body: absent members unchanged, null clears one
+            GET /dataset, GET /changes?since=R                                   what `airports sync` uses
+            """)
+
+    @OptionGroup var source: StoreOptions
+
+    @Option(help: "The port on 127.0.0.1 (0: any free port).")
+    var port: Int = 8080
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
+    }
+
+    func run() async throws {
+        do {
+            let name = source.name
+            let port = port
+            try await source.withStore(existing: true) { store in
+                let count = try await store.repository(Airport.self).count()
+                let app = try await AirportsServer.application(store: store, port: port) { bound in
+                    write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (Ctrl-C stops)")
+                }
+                try await app.runService()
+            }
+        } catch {
+            throw fail("\(error)")
+        }
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring a client store up to date from an airports API: everything the first time, "
+            + "then only what changed.")
+
+    @Option(help: "The API's base URL, e.g. http://127.0.0.1:8080")
+    var from: String
+
+    @OptionGroup var target: StoreOptions
+
+    @Option(help: "Only this country's airports (two-letter code).")
+    var country: String?
+
+    func validate() throws {
+        guard let url = URL(string: from), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ValidationError("--from takes an http(s) URL, e.g. http://127.0.0.1:8080 (got '\(from)')")
+        }
+    }
+
+    func run() async throws {
+        do {
+            guard let base = URL(string: from) else { throw ValidationError("--from: '\(from)' is not a URL") }
+            let client = APIClient(baseURL: base)
+            let summary = try await target.withStore(existing: false) { store in
+                try await AirportsSync.run(client: client, into: store, country: country)
+            }
+            var line = "\(summary.kind.rawValue) sync from \(from): \(summary.received) "
+            line += summary.kind == .full ? "airports" : "changes"
+            if summary.removed > 0 { line += ", \(summary.removed) removed" }
+            line += " in \(summary.requests) request\(summary.requests == 1 ? "" : "s"), "
+            line += String(format: "%.2f s", summary.seconds) + "; revision \(summary.revision), store \(target.name)"
+            write(line)
         } catch {
             throw fail("\(error)")
         }

@@ -102,7 +102,9 @@ struct AirportsExampleTests {
         let lines = LineCollector()
         try await AirportsDemo.run(say: { lines.append($0) })
         let output = lines.all
-        #expect(output.contains { $0.hasPrefix("✓ imported 28298 airports") })
+        #expect(output.contains { $0.hasPrefix("✓ server: imported 28298 airports") })
+        #expect(output.contains { $0.hasPrefix("✓ client: full sync, 28298 airports") })
+        #expect(output.contains { $0.hasPrefix("✓ client: incremental sync, 1 change") })
         #expect(output.contains { $0.contains("every other field intact: true") })
         #expect(output.last == "Done.")
     }
@@ -129,23 +131,47 @@ struct AirportsExampleTests {
         let bad = try run(binary, ["query", "--store", storePath, "--near", "north"])
         #expect(bad.status != 0)
         #expect(bad.errors.contains("--near takes LAT,LON"))
+        let missing = try run(binary, ["query", "--store", folder.appendingPathComponent("none.sqlite").path])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("no store at"))
+
+        // serve (its own process) → sync into a second store → query the client store.
+        let server = Process()
+        server.executableURL = binary
+        server.arguments = ["serve", "--store", storePath, "--port", "0"]
+        let serverOutput = Pipe()
+        server.standardOutput = serverOutput
+        try server.run()
+        var banner = Data()
+        while !banner.contains(UInt8(ascii: "\n")) {
+            let chunk = serverOutput.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += chunk
+        }
+        let line = String(decoding: banner, as: UTF8.self)
+        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)")
+        #expect(line.hasPrefix("serving 28298 airports from \(storePath)"))
+        let clientPath = folder.appendingPathComponent("client.sqlite").path
+        let synced = try run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        #expect(synced.status == 0, "\(synced.errors)")
+        #expect(synced.output.hasPrefix("full sync from \(url): 84 airports in 2 requests"))
+        let again = try run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        #expect(again.output.hasPrefix("incremental sync from \(url): 0 changes in 1 request,"))
+        server.terminate()
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
+        let local = try run(binary, ["query", "--store", clientPath, "--json", "--limit", "1000"])
+        let localRows = try JSONSerialization.jsonObject(with: Data(local.output.utf8)) as? [[String: Any]] ?? []
+        #expect(
+            localRows.compactMap { $0["icao"] as? String }
+                == bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder))
+        let unreachable = try run(binary, ["sync", "--from", String(url), "--store", clientPath])
+        #expect(unreachable.status != 0)
+        #expect(unreachable.errors.contains("GET /dataset"))
     }
 
     func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
-        )
+        try runProcess(binary, arguments)
     }
 }
 

@@ -1,5 +1,6 @@
 import Depot
 import DepotPostgres
+import DepotTesting
 import Foundation
 import Logging
 import PostgresNIO
@@ -9,29 +10,17 @@ import Testing
 ///
 /// Without it the PostgreSQL tests skip, and say so; under `CI=true` a missing server fails them.
 enum PostgresTestServer {
-    static let environment = ProcessInfo.processInfo.environment
-    static let url = environment["DEPOT_POSTGRES_URL"]
-    static let isCI = environment["CI"] == "true"
+    static let url = PostgresEnvironment.url
+    static let isCI = PostgresEnvironment.isCI
 
     /// Whether the tests run: a server is configured, or CI requires one (and they then fail).
-    static let isConfigured: Bool = {
-        if url == nil && !isCI {
-            let message =
-                "SKIPPING PostgreSQL tests: DEPOT_POSTGRES_URL is not set. Start a throwaway server with "
-                + "`eval \"$(.ci/postgres start)\"` (see README, Development)."
-            FileHandle.standardError.write(Data(("\n" + message + "\n").utf8))
-        }
-        return url != nil || isCI
-    }()
+    static var isConfigured: Bool { PostgresEnvironment.isConfigured }
 
     /// A store on a new, empty schema of the test database; the schema is dropped by `cleanUp`.
     static func makeStore(maximumConnections: Int = 4, connectTimeout: Duration = .seconds(10)) throws -> PostgresStore
     {
-        guard let url else {
-            throw DepotError(.connection, "CI=true but DEPOT_POSTGRES_URL is not set: PostgreSQL tests cannot run")
-        }
-        var configuration = try PostgresStore.Configuration(url: url)
-        configuration.schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
+        configuration.schema = PostgresEnvironment.scratchSchemaName()
         configuration.maximumConnections = maximumConnections
         configuration.connectTimeout = connectTimeout
         return PostgresStore(configuration: configuration)
@@ -42,15 +31,12 @@ enum PostgresTestServer {
         maximumConnections: Int = 4, _ body: (PostgresStore) async throws -> Void
     ) async throws {
         let store = try makeStore(maximumConnections: maximumConnections)
-        do {
+        try await withCleanup {
             try await body(store)
-        } catch {
+        } cleanup: {
             try? await store.dropSchema()
             await store.close()
-            throw error
         }
-        try await store.dropSchema()
-        await store.close()
     }
 }
 

@@ -1,0 +1,121 @@
+import Depot
+
+/// An airport as the airports API sends and receives it.
+///
+/// The same type carries a whole airport (`GET /airports`), a partial one (a `PATCH` body, an
+/// entry of `GET /changes`): every member but `icao` is a ``Field``, so an absent member leaves
+/// the stored value alone and `null` clears an optional one. Wire names are the CSV's:
+///
+/// ```json
+/// {"icao": "ENGM", "iata": "OSL", "name": "Oslo Airport, Gardermoen", "city": "Oslo",
+///  "subd": "Akershus", "country": "NO", "elevation": 681, "lat": 60.19, "lon": 11.10,
+///  "tz": "Europe/Oslo", "lid": null}
+/// ```
+public struct AirportRecord: Codable, Sendable, Equatable {
+    public var icao: String
+    @Field public var iata: String?
+    @Field public var name: String?
+    @Field public var city: String?
+    @Field public var subdivision: String?
+    @Field public var country: String?
+    @Field public var elevation: Double?
+    @Field public var latitude: Double?
+    @Field public var longitude: Double?
+    @Field public var timeZone: String?
+    @Field public var localCode: String?
+    /// Great-circle distance from the `near` point of a `GET /airports?near=` request.
+    public var distanceKilometers: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case icao, iata, name, city, country, elevation
+        case subdivision = "subd"
+        case latitude = "lat"
+        case longitude = "lon"
+        case timeZone = "tz"
+        case localCode = "lid"
+        case distanceKilometers = "distance_km"
+    }
+
+    /// The wire names a request body may carry (everything but `distance_km`).
+    public static let memberNames: [String] = CodingKeys.allCases.filter { $0 != .distanceKilometers }
+        .map(\.stringValue)
+
+    /// The members that cannot be `null`.
+    public static let requiredMemberNames: [String] = ["icao", "name", "country", "elevation", "lat", "lon"]
+
+    /// A record carrying nothing but its key.
+    public init(icao: String) { self.icao = icao }
+
+    /// The whole airport: every member present (`null` for a missing optional value).
+    public init(_ airport: Airport, distanceKilometers: Double? = nil) {
+        icao = airport.icao
+        iata = airport.iata
+        name = airport.name
+        city = airport.city
+        subdivision = airport.subdivision
+        country = airport.country
+        elevation = airport.elevation
+        latitude = airport.latitude
+        longitude = airport.longitude
+        timeZone = airport.timeZone
+        localCode = airport.localCode
+        self.distanceKilometers = distanceKilometers
+    }
+
+    /// The airport a whole record describes.
+    ///
+    /// - Throws: ``DepotError`` naming the icao and the missing members when the record is partial.
+    public func airport() throws -> Airport {
+        guard let name, let country, let elevation, let latitude, let longitude else {
+            let missing = [
+                ("name", name == nil), ("country", country == nil), ("elevation", elevation == nil),
+                ("lat", latitude == nil), ("lon", longitude == nil),
+            ].filter(\.1).map(\.0)
+            throw DepotError(
+                .mappingFailed, "airport '\(icao)' lacks \(missing.joined(separator: ", "))", table: "airports")
+        }
+        return Airport(
+            icao: icao, iata: iata, name: name, city: city, subdivision: subdivision, country: country,
+            elevation: elevation, latitude: latitude, longitude: longitude, timeZone: timeZone,
+            localCode: localCode)
+    }
+
+    /// This record with the members `later` carries laid over it (two changes to one airport
+    /// become one).
+    public func merging(_ later: AirportRecord) -> AirportRecord {
+        func pick<Value>(_ mine: Field<Value>, _ theirs: Field<Value>) -> Field<Value> {
+            theirs.isPresent ? theirs : mine
+        }
+        var merged = self
+        merged.$iata = pick($iata, later.$iata)
+        merged.$name = pick($name, later.$name)
+        merged.$city = pick($city, later.$city)
+        merged.$subdivision = pick($subdivision, later.$subdivision)
+        merged.$country = pick($country, later.$country)
+        merged.$elevation = pick($elevation, later.$elevation)
+        merged.$latitude = pick($latitude, later.$latitude)
+        merged.$longitude = pick($longitude, later.$longitude)
+        merged.$timeZone = pick($timeZone, later.$timeZone)
+        merged.$localCode = pick($localCode, later.$localCode)
+        return merged
+    }
+}
+
+/// Persists airport records, whole or partial: each present member sets its column, an absent
+/// one leaves it alone.
+///
+/// ```swift
+/// let records = try await client.send(AirportsAPI.Changes(since: 41)).changes
+/// try await store.repository(Airport.self).persist(records, mapper: AirportRecordMapper())
+/// ```
+public struct AirportRecordMapper: PatchMapper {
+    public init() {}
+
+    public func patch(from record: AirportRecord) -> Patch<Airport> {
+        Patch(key: record.icao).set(\.iata, record.$iata).set(\.name, record.$name).set(\.city, record.$city)
+            .set(\.subdivision, record.$subdivision).set(\.country, record.$country)
+            .set(\.elevation, record.$elevation).set(\.latitude, record.$latitude)
+            .set(\.longitude, record.$longitude).set(\.timeZone, record.$timeZone)
+            .set(\.localCode, record.$localCode)
+    }
+}

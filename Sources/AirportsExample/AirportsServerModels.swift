@@ -1,0 +1,81 @@
+import Depot
+import Foundation
+
+/// One accepted `PATCH`, kept by the server so that clients can catch up with `GET /changes`.
+public struct AirportChange: Entity, Equatable {
+    /// The server's revision after this change (1, 2, …; reset by an import).
+    public var revision: Int
+    public var icao: String
+    /// The members the change carried, as a JSON object (an ``AirportRecord``).
+    public var members: String
+
+    public init(revision: Int, icao: String, members: String) {
+        self.revision = revision
+        self.icao = icao
+        self.members = members
+    }
+
+    public static let schema = Schema<AirportChange>("airport_changes", primaryKey: \.revision) {
+        Column(\.revision, "revision")
+        Column(\.icao, "icao")
+        Column(\.members, "members")
+    }
+}
+
+/// Which import a server's data comes from: a client that synced another import starts over.
+public struct AirportDataset: Entity, Equatable {
+    /// Always ``AirportDataset/current``: one row.
+    public var id: String
+    /// A new random value on every import.
+    public var epoch: String
+    public var importedAt: Date
+
+    public init(id: String = AirportDataset.current, epoch: String, importedAt: Date) {
+        self.id = id
+        self.epoch = epoch
+        self.importedAt = importedAt
+    }
+
+    /// The key of the one row.
+    public static let current = "current"
+
+    public static let schema = Schema<AirportDataset>("airport_dataset", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.epoch, "epoch")
+        Column(\.importedAt, "imported_at")
+    }
+}
+
+/// `GET /dataset`: what the server holds.
+public struct DatasetInfo: Codable, Sendable, Equatable {
+    /// Changes when the server imports again (then incremental syncs start over).
+    public var epoch: String
+    /// The revision of the newest change (0 before any `PATCH`).
+    public var revision: Int
+    /// How many airports the server holds.
+    public var airports: Int
+
+    public init(epoch: String, revision: Int, airports: Int) {
+        self.epoch = epoch
+        self.revision = revision
+        self.airports = airports
+    }
+}
+
+/// `GET /changes?since=R`: the changes after revision `R`, oldest first.
+public struct ChangesPage: Codable, Sendable, Equatable {
+    public var epoch: String
+    /// The revision to ask from next time (the last change this page looked at).
+    public var revision: Int
+    /// Whether more changes follow; ask again with `since=revision`.
+    public var more: Bool
+    /// Partial records: only the members each change carried (merged per airport by the store).
+    public var changes: [AirportRecord]
+
+    public init(epoch: String, revision: Int, more: Bool, changes: [AirportRecord]) {
+        self.epoch = epoch
+        self.revision = revision
+        self.more = more
+        self.changes = changes
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The PostgreSQL server tests use: `DEPOT_POSTGRES_URL`, as `.ci/postgres start` prints it.
+///
+/// Without it PostgreSQL tests skip, and say so on standard error; under `CI=true` a missing
+/// server fails them instead (``isConfigured`` is then `true` and ``requireURL()`` throws).
+///
+/// ```swift
+/// @Suite(.enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"))
+/// struct MyPostgresTests { … try PostgresEnvironment.requireURL() … }
+/// ```
+public enum PostgresEnvironment {
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// `DEPOT_POSTGRES_URL`, if set.
+    public static let url = environment["DEPOT_POSTGRES_URL"]
+
+    /// Whether `CI=true`.
+    public static let isCI = environment["CI"] == "true"
+
+    /// Whether PostgreSQL tests run: a server is configured, or CI requires one (and they then
+    /// fail). Prints a loud skip notice once when they do not run.
+    public static let isConfigured: Bool = {
+        if url == nil && !isCI {
+            let message =
+                "SKIPPING PostgreSQL tests: DEPOT_POSTGRES_URL is not set. Start a throwaway server with "
+                + "`eval \"$(.ci/postgres start)\"` (see README, Development)."
+            FileHandle.standardError.write(Data(("\n" + message + "\n").utf8))
+        }
+        return url != nil || isCI
+    }()
+
+    /// The server URL, or an error saying that CI needs one.
+    public static func requireURL() throws -> String {
+        guard let url else {
+            throw PostgresEnvironmentError(
+                message: "CI=true but DEPOT_POSTGRES_URL is not set: PostgreSQL tests cannot run")
+        }
+        return url
+    }
+
+    /// A new schema name for one test's tables (`test_<uuid>`).
+    public static func scratchSchemaName() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+}
+
+/// CI requires a PostgreSQL server and none is configured.
+public struct PostgresEnvironmentError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Runs `body`, then `cleanup`, also when `body` throws: an asynchronous `defer` for test
+/// fixtures (stop a server, drop a scratch schema, close a store).
+///
+/// ```swift
+/// try await withCleanup {
+///     try await body(store)
+/// } cleanup: {
+///     try? await store.dropSchema()
+///     await store.close()
+/// }
+/// ```
+public func withCleanup<T>(_ body: () async throws -> T, cleanup: () async -> Void) async throws -> T {
+    let result: T
+    do {
+        result = try await body()
+    } catch {
+        await cleanup()
+        throw error
+    }
+    await cleanup()
+    return result
+}

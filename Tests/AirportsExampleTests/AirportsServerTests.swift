@@ -1,0 +1,164 @@
+import AirportsExample
+import Depot
+import DepotSQLite
+import Foundation
+import Testing
+
+@Suite("Airports API", .timeLimit(.minutes(3)))
+struct AirportsServerTests {
+    @Test("GET /airports filters in the store and agrees with filtering the CSV rows")
+    func listMatchesReference() async throws {
+        try await withServer { server, _ in
+            let answer = try await RawHTTP.get(server, "/airports?country=NO&min_elevation=1000&limit=10000")
+            #expect(answer.status == 200)
+            let expected = bundledAirports.filter { $0.country == "NO" && $0.elevation >= 1000 }
+                .sorted { icaoOrder($0.icao, $1.icao) }.map(WireAirport.init)
+            #expect(answer.objects.compactMap(WireAirport.init) == expected)
+            #expect(answer.objects.count == expected.count)
+
+            // q: name or city, case-insensitive substring; `+` is a space, %XX an escape.
+            let search = try await RawHTTP.get(server, "/airports?q=S%C3%83O+roque&limit=50")
+            let searched = bundledAirports.filter {
+                $0.name.lowercased().contains("são roque") || ($0.city ?? "").lowercased().contains("são roque")
+            }.map(\.icao).sorted(by: icaoOrder)
+            #expect(!searched.isEmpty)
+            #expect(search.objects.compactMap { $0["icao"] as? String } == searched)
+        }
+    }
+
+    @Test("GET /airports?near= orders by haversine distance, ties by icao, with distance_km")
+    func nearMatchesReference() async throws {
+        try await withServer { server, _ in
+            for (latitude, longitude) in [(59.9139, 10.7522), (-33.86, 151.21), (0.0, 0.0)] {
+                let answer = try await RawHTTP.get(server, "/airports?near=\(latitude),\(longitude)&limit=10")
+                let reference = bundledAirports.map {
+                    ($0.icao, referenceKilometers(latitude, longitude, $0.latitude, $0.longitude))
+                }
+                .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : icaoOrder($0.0, $1.0) }.prefix(10)
+                #expect(answer.objects.compactMap { $0["icao"] as? String } == reference.map(\.0))
+                for (object, expected) in zip(answer.objects, reference) {
+                    let distance = (object["distance_km"] as? NSNumber)?.doubleValue ?? -1
+                    #expect(abs(distance - expected.1) < 1e-6)
+                }
+            }
+        }
+    }
+
+    @Test("after= pages through every airport in icao order, each exactly once")
+    func pagingCoversEverything() async throws {
+        try await withServer { server, _ in
+            var seen: [String] = []
+            var after = ""
+            while true {
+                let page = try await RawHTTP.get(
+                    server, "/airports?limit=7000" + (after.isEmpty ? "" : "&after=\(after)"))
+                #expect(page.status == 200)
+                let icaos = page.objects.compactMap { $0["icao"] as? String }
+                seen += icaos
+                guard icaos.count == 7000, let last = icaos.last else { break }
+                after = last
+            }
+            #expect(seen == bundledAirports.map(\.icao).sorted(by: icaoOrder))
+        }
+    }
+
+    @Test(
+        "a bad parameter answers 400 with a JSON error naming it",
+        arguments: [
+            ("/airports?near=north", "near must be LAT,LON"),
+            ("/airports?near=91,10", "near must be LAT,LON"),
+            ("/airports?limit=0", "limit must be a whole number from 1 to 10000, got '0'"),
+            ("/airports?limit=ten", "limit must be a whole number from 1 to 10000, got 'ten'"),
+            ("/airports?limit=10001", "limit must be a whole number"),
+            ("/airports?min_elevation=high", "min_elevation must be a number of feet, got 'high'"),
+            ("/airports?contry=NO", "unknown parameter 'contry'"),
+            ("/airports?country=", "country is empty"),
+            ("/airports?country=NO&country=SE", "parameter 'country' is given twice"),
+            ("/airports?near=1,1&after=ENGM", "after pages results in icao order"),
+            ("/changes", "since is required"),
+            ("/changes?since=-1", "since must be a revision"),
+        ])
+    func badParameter(path: String, message: String) async throws {
+        try await withServer { server, _ in
+            let answer = try await RawHTTP.get(server, path)
+            #expect(answer.status == 400)
+            #expect(answer.error?.contains(message) == true, "\(answer.error ?? "no error member")")
+        }
+    }
+
+    @Test("GET /airports/{icao} answers the whole airport, and 404 with a message for an unknown one")
+    func singleAirport() async throws {
+        try await withServer { server, _ in
+            let found = try await RawHTTP.get(server, "/airports/ENGM")
+            #expect(found.status == 200)
+            let engm = try #require(bundledAirports.first { $0.icao == "ENGM" })
+            #expect(WireAirport(found.object) == WireAirport(engm))
+            #expect(found.object.keys.sorted() == AirportRecord.memberNames.sorted())
+            let missing = try await RawHTTP.get(server, "/airports/XXXX")
+            #expect(missing.status == 404)
+            #expect(missing.error == "no airport with icao 'XXXX'")
+        }
+    }
+
+    @Test("PATCH changes only the members it carries; null clears an optional one")
+    func patchIsPartial() async throws {
+        try await withServer { server, store in
+            let before = try #require(try await store.repository(Airport.self).find("ENGM"))
+            let answer = try await RawHTTP.patch(server, "ENGM", #"{"name": "Gardermoen", "iata": null}"#)
+            #expect(answer.status == 200)
+            var expected = before
+            expected.name = "Gardermoen"
+            expected.iata = nil
+            #expect(try await store.repository(Airport.self).find("ENGM") == expected)
+            #expect(WireAirport(answer.object) == WireAirport(expected))
+            #expect(answer.object["iata"] is NSNull)
+
+            // The change log holds exactly what the body carried.
+            let changes = try await RawHTTP.get(server, "/changes?since=0")
+            #expect(changes.object["revision"] as? Int == 1)
+            let change = try #require((changes.object["changes"] as? [[String: Any]])?.first)
+            #expect(change.keys.sorted() == ["iata", "icao", "name"])
+            #expect(change["iata"] is NSNull)
+
+            // An empty body changes nothing and records nothing.
+            #expect(try await RawHTTP.patch(server, "ENGM", "{}").status == 200)
+            #expect((try await RawHTTP.get(server, "/dataset")).object["revision"] as? Int == 1)
+        }
+    }
+
+    @Test(
+        "a bad PATCH answers 400 naming what was wrong and changes nothing",
+        arguments: [
+            (#"{"nmae": "x"}"#, "unknown member 'nmae'"),
+            (#"{"name": null}"#, "'name' cannot be null"),
+            (#"{"elevation": "high"}"#, "'elevation' must be a number"),
+            (#"{"city": 12}"#, "'city' must be a string"),
+            (#"{"lat": 91}"#, "'lat' must be within -90…90, got 91.0"),
+            (#"{"name": "  "}"#, "'name' cannot be empty"),
+            (#"{"icao": "ENZV", "name": "x"}"#, "icao cannot change"),
+            (#"[{"name": "x"}]"#, "the body must be a JSON object"),
+            (#"{"name": "x""#, "the body is not valid JSON"),
+            (#"{"distance_km": 3}"#, "unknown member 'distance_km'"),
+        ])
+    func badPatch(body: String, message: String) async throws {
+        try await withServer { server, store in
+            let before = try await store.repository(Airport.self).find("ENGM")
+            let answer = try await RawHTTP.patch(server, "ENGM", body)
+            #expect(answer.status == 400)
+            #expect(answer.error?.contains(message) == true, "\(answer.error ?? "no error member")")
+            #expect(try await store.repository(Airport.self).find("ENGM") == before)
+            #expect(try await store.repository(AirportChange.self).count() == 0)
+        }
+    }
+
+    @Test("PATCH of an unknown icao answers 404 and creates nothing")
+    func patchUnknown() async throws {
+        try await withServer { server, store in
+            let answer = try await RawHTTP.patch(server, "ZZZZ", #"{"name": "Nowhere"}"#)
+            #expect(answer.status == 404)
+            #expect(answer.error == "no airport with icao 'ZZZZ'")
+            #expect(try await store.repository(Airport.self).find("ZZZZ") == nil)
+            #expect(try await store.repository(AirportChange.self).count() == 0)
+        }
+    }
+}

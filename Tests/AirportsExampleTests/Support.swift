@@ -1,0 +1,99 @@
+import AirportsExample
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A server over a fresh SQLite store holding the bundled airports; stopped after `body`.
+func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) async throws {
+    let store = try SQLiteStore.temporary()
+    _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
+    let server = try await AirportsServer.start(store: store)
+    try await withCleanup {
+        try await body(server, store)
+    } cleanup: {
+        await server.stop()
+    }
+}
+
+/// Plain HTTP through URLSession, independent of DepotHTTP: what any client of the API sees.
+enum RawHTTP {
+    struct Answer {
+        var status: Int
+        var body: Data
+        /// The body as JSON (`nil` when it is not JSON).
+        var json: Any? { try? JSONSerialization.jsonObject(with: body) }
+        /// The `error` member of a JSON error body.
+        var error: String? { (json as? [String: Any])?["error"] as? String }
+        var objects: [[String: Any]] { json as? [[String: Any]] ?? [] }
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+    }
+
+    static func send(_ method: String, _ url: URL, body: String? = nil) async throws -> Answer {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    }
+
+    static func get(_ server: AirportsServer, _ pathAndQuery: String) async throws -> Answer {
+        try await send("GET", try #require(URL(string: server.baseURL.absoluteString + pathAndQuery)))
+    }
+
+    static func patch(_ server: AirportsServer, _ icao: String, _ body: String) async throws -> Answer {
+        try await send(
+            "PATCH", try #require(URL(string: server.baseURL.absoluteString + "/airports/" + icao)), body: body)
+    }
+}
+
+/// The fields of a JSON airport, as the reference computations compare them.
+struct WireAirport: Equatable {
+    var icao, name, country: String
+    var iata, city, subdivision, timeZone, localCode: String?
+    var elevation, latitude, longitude: Double
+
+    init(_ airport: Airport) {
+        icao = airport.icao
+        name = airport.name
+        country = airport.country
+        iata = airport.iata
+        city = airport.city
+        subdivision = airport.subdivision
+        timeZone = airport.timeZone
+        localCode = airport.localCode
+        elevation = airport.elevation
+        latitude = airport.latitude
+        longitude = airport.longitude
+    }
+
+    init?(_ object: [String: Any]) {
+        guard let icao = object["icao"] as? String, let name = object["name"] as? String,
+            let country = object["country"] as? String, let elevation = (object["elevation"] as? NSNumber)?.doubleValue,
+            let latitude = (object["lat"] as? NSNumber)?.doubleValue,
+            let longitude = (object["lon"] as? NSNumber)?.doubleValue
+        else { return nil }
+        self.icao = icao
+        self.name = name
+        self.country = country
+        iata = object["iata"] as? String
+        city = object["city"] as? String
+        subdivision = object["subd"] as? String
+        timeZone = object["tz"] as? String
+        localCode = object["lid"] as? String
+        self.elevation = elevation
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// Byte-wise icao order, as the stores sort primary keys.
+func icaoOrder(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
