@@ -160,7 +160,13 @@ struct DepotHTTPBench {
             try await serve()
             return
         }
+        if arguments.contains("--micro") {
+            try await micro()
+            return
+        }
         let json = arguments.contains("--json")
+        // --aa: the subject is the baseline too, so the ratios show this machine's noise floor.
+        let aa = arguments.contains("--aa")
         let n = arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) } ?? 2000
         let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
 
@@ -192,7 +198,13 @@ struct DepotHTTPBench {
                 let name = concurrency == 1 ? "GET sequential" : "GET \(concurrency) concurrent"
                 let result = try await compare(
                     name, backend: backend, n: n, concurrency: concurrency, rounds: rounds,
-                    subject: { _ = try await client.send(Ping()) },
+                    subject: {
+                        if aa {
+                            _ = try await transport.send(request, maximumBodySize: maximumBodySize)
+                        } else {
+                            _ = try await client.send(Ping())
+                        }
+                    },
                     baseline: {
                         let response = try await transport.send(request, maximumBodySize: maximumBodySize)
                         guard response.status == 200 else {
@@ -224,4 +236,34 @@ struct DepotHTTPBench {
             }
         }
     }
+}
+
+// MARK: - Client cost without a network
+
+/// `--micro`: the client's own cost per call, in µs, with a transport that answers at once
+/// (StubTransport), split into its parts. For finding where APIClient's overhead goes.
+func micro() async throws {
+    let n = 200_000
+    let stub = StubTransport()
+    stub.stub(.get, "/ping", .text(#"{"id":1,"name":"ok"}"#))
+    guard let base = URL(string: "http://127.0.0.1:1") else { return }
+    let client = APIClient(baseURL: base, transport: stub)
+    let request = try client.makeRequest(for: Ping())
+    func time(_ label: String, _ body: () async throws -> Void) async rethrows {
+        for _ in 0..<1000 { try await body() }
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<n { try await body() }
+        let elapsed = clock.now - started
+        let micros = Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6
+        print(label.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%8.2f µs", micros / Double(n)))
+    }
+    stub.clearRequests()
+    try await time("stub.send(request)") { _ = try await stub.send(request, maximumBodySize: 1 << 20) }
+    stub.clearRequests()
+    try await time("client.makeRequest(Ping())") { _ = try client.makeRequest(for: Ping()) }
+    await time("URL(string:)") { _ = URL(string: "http://127.0.0.1:1/ping") }
+    await time("Task { }.value") { _ = await Task { 1 }.value }
+    try await time("client.send(Ping())") { _ = try await client.send(Ping()) }
+    stub.clearRequests()
 }

@@ -4,103 +4,128 @@ import Synchronization
 /// Races an operation against a deadline with structured cancellation.
 ///
 /// Transports' own timeouts differ (URLSession's sub-second timeouts fire after a few
-/// milliseconds on Linux; AsyncHTTPClient's bound only the response head), so the client
-/// runs the exchange in a child task and cancels it when a sibling's timer fires first.
+/// milliseconds on Linux; AsyncHTTPClient's bound only the response head), so the client runs
+/// the exchange in a child task and cancels it when the deadline passes first.
+///
+/// One process-wide ``Watchdog`` keeps every pending deadline behind a single dispatch timer,
+/// armed for the earliest one: a request costs one child task and a dictionary entry, not a task
+/// group, a second task and a timer of its own (which cost more than a loopback request's
+/// transport time at 16-way concurrency).
 enum Deadline {
     /// The deadline passed before the operation finished.
     struct Exceeded: Error {}
 
-    private enum Outcome<Value: Sendable>: Sendable {
-        case finished(Value)
-        case deadlinePassed
-    }
-
     static func race<Value: Sendable>(
         until deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        try await withThrowingTaskGroup(of: Outcome<Value>.self) { group in
-            group.addTask { .finished(try await operation()) }
-            group.addTask {
-                try await sleep(until: deadline)
-                return .deadlinePassed
+        let expired = Atomic<Bool>(false)
+        let task = Task { try await operation() }
+        let token = Watchdog.shared.schedule(at: deadline) {
+            expired.store(true, ordering: .sequentiallyConsistent)
+            task.cancel()
+        }
+        defer { Watchdog.shared.remove(token) }
+        do {
+            let value = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
-            defer { group.cancelAll() }
-            switch try await group.next() {
-            case .finished(let value): return value
-            case .deadlinePassed, nil: throw Exceeded()
-            }
+            return value
+        } catch {
+            if expired.load(ordering: .sequentiallyConsistent) { throw Exceeded() }
+            throw error
         }
     }
 
-    /// Sleeps until `deadline` on a dispatch timer, released as soon as the sleep is cancelled.
+    /// Pending deadlines and one dispatch timer armed for the earliest.
     ///
-    /// `Task.sleep` would do, except that a cancelled `Task.sleep` keeps its timer (about 2 KB)
-    /// until the time it was set for: at thousands of requests a second with a 30 s deadline,
-    /// that is tens of thousands of dead timers and a hundred megabytes.
-    static func sleep(until deadline: ContinuousClock.Instant) async throws {
-        let timer = Timer()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                timer.start(after: deadline - .now, continuation)
-            }
-        } onCancel: {
-            timer.cancel()
-        }
-    }
+    /// Removing an entry leaves the timer alone: when it fires with nothing due it re-arms for
+    /// the earliest remaining deadline (or stops when there is none). A deadline later than the
+    /// armed one touches no timer at all.
+    final class Watchdog: Sendable {
+        static let shared = Watchdog()
 
-    /// One dispatch timer and the continuation it resumes, exactly once.
-    private final class Timer: Sendable {
-        private enum State {
-            case idle
-            case running(any DispatchSourceTimer, CheckedContinuation<Void, any Error>)
-            case finished
+        struct Token: Sendable {
+            fileprivate let id: UInt64
         }
 
-        // DispatchSourceTimer is thread-safe but not annotated Sendable; the Mutex guards it.
-        private let state = Mutex(UnsafeTransfer(State.idle))
+        private struct Entry {
+            var deadline: ContinuousClock.Instant
+            var action: @Sendable () -> Void
+        }
 
-        private static let queue = DispatchQueue(label: "DepotHTTP.deadline", attributes: .concurrent)
+        private struct State {
+            var entries: [UInt64: Entry] = [:]
+            var nextID: UInt64 = 0
+            /// When the timer fires next; `nil` while it is idle.
+            var armedFor: ContinuousClock.Instant?
+        }
 
-        func start(after duration: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
-            let source = state.withLock { state -> (any DispatchSourceTimer)? in
-                guard case .idle = state.value else { return nil }  // cancelled before it started
-                let source = DispatchSource.makeTimerSource(queue: Self.queue)
-                state.value = .running(source, continuation)
-                return source
-            }
-            guard let source else {
-                continuation.resume(throwing: CancellationError())
-                return
-            }
-            // A concurrent cancel may already have cancelled the source: configuring and
-            // resuming a cancelled source is allowed (releasing a never-resumed one is not).
-            let components = duration.components
-            let nanoseconds = max(0, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
-            source.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .milliseconds(1))
-            source.setEventHandler { [weak self] in self?.finish(cancelled: false) }
+        private let state = Mutex(State())
+        private let timer: UnsafeTransfer<any DispatchSourceTimer>
+        private static let queue = DispatchQueue(label: "DepotHTTP.deadline")
+
+        private init() {
+            let source = DispatchSource.makeTimerSource(queue: Self.queue)
+            timer = UnsafeTransfer(source)
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.schedule(deadline: .distantFuture)
             source.resume()
         }
 
-        func cancel() { finish(cancelled: true) }
+        /// Calls `action` (once, on the watchdog's queue) when `deadline` passes, unless the
+        /// token is removed first.
+        func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
+            let id = state.withLock { state -> UInt64 in
+                let id = state.nextID
+                state.nextID &+= 1
+                state.entries[id] = Entry(deadline: deadline, action: action)
+                if state.armedFor.map({ deadline < $0 }) ?? true {
+                    state.armedFor = deadline
+                    arm(for: deadline)
+                }
+                return id
+            }
+            return Token(id: id)
+        }
 
-        private func finish(cancelled: Bool) {
-            let running = state.withLock { state -> (any DispatchSourceTimer, CheckedContinuation<Void, any Error>)? in
-                defer { state.value = .finished }
-                if case .running(let source, let continuation) = state.value { return (source, continuation) }
-                return nil
+        /// Forgets a deadline that did not pass.
+        func remove(_ token: Token) {
+            _ = state.withLock { $0.entries.removeValue(forKey: token.id) }
+        }
+
+        private func fire() {
+            let now = ContinuousClock.now
+            let due = state.withLock { state -> [@Sendable () -> Void] in
+                var due: [@Sendable () -> Void] = []
+                var next: ContinuousClock.Instant?
+                for (id, entry) in state.entries {
+                    if entry.deadline <= now {
+                        due.append(entry.action)
+                        state.entries[id] = nil
+                    } else if next.map({ entry.deadline < $0 }) ?? true {
+                        next = entry.deadline
+                    }
+                }
+                state.armedFor = next
+                if let next { arm(for: next) }
+                return due
             }
-            guard let (source, continuation) = running else { return }
-            source.cancel()
-            if cancelled {
-                continuation.resume(throwing: CancellationError())
-            } else {
-                continuation.resume()
-            }
+            for action in due { action() }
+        }
+
+        /// Points the timer at `deadline`; called under the lock, so the timer and `armedFor`
+        /// always agree.
+        private func arm(for deadline: ContinuousClock.Instant) {
+            let components = (deadline - .now).components
+            let nanoseconds = max(0, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+            timer.value.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .milliseconds(1))
         }
     }
 }
 
-/// Moves a non-`Sendable` value into a `Mutex`, which serializes all access to it.
+/// Holds a value that is not annotated `Sendable` but is thread-safe (a dispatch source).
 private struct UnsafeTransfer<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DepotHTTP
+
+@Suite("Deadline watchdog")
+struct DeadlineTests {
+    @Test("deadlines scheduled latest-first each fire at their own time, never early")
+    func laterThenEarlier() async throws {
+        let start = ContinuousClock.now
+        let fired = Box<[Int: Duration]>([:])
+        // Latest first: every new deadline is earlier than the armed one and must re-arm the timer.
+        let offsets = [900, 700, 500, 300, 100]
+        await withTaskGroup(of: Void.self) { group in
+            for offset in offsets {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        _ = Deadline.Watchdog.shared.schedule(at: start + .milliseconds(offset)) {
+                            fired.update { $0[offset] = ContinuousClock.now - start }
+                            done.resume()
+                        }
+                    }
+                }
+            }
+        }
+        for offset in offsets {
+            let elapsed = try #require(fired.value[offset])
+            #expect(elapsed >= .milliseconds(offset - 2), "\(offset) ms deadline fired after \(elapsed)")
+            #expect(elapsed < .milliseconds(offset + 250), "\(offset) ms deadline fired after \(elapsed)")
+        }
+    }
+
+    @Test("a removed deadline never fires, and the ones around it still do")
+    func removedNeverFires() async throws {
+        let start = ContinuousClock.now
+        let calls = Box<[String]>([])
+        let removed = Deadline.Watchdog.shared.schedule(at: start + .milliseconds(50)) {
+            calls.update { $0.append("removed") }
+        }
+        _ = Deadline.Watchdog.shared.schedule(at: start + .milliseconds(150)) { calls.update { $0.append("kept") } }
+        Deadline.Watchdog.shared.remove(removed)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(calls.value == ["kept"])
+    }
+
+    @Test("an operation that beats its deadline returns its value; one that does not is cancelled")
+    func raceOutcomes() async throws {
+        let value = try await Deadline.race(until: .now + .seconds(5)) { 42 }
+        #expect(value == 42)
+        let cancelled = Atomic<Bool>(false)
+        await #expect(throws: Deadline.Exceeded.self) {
+            try await Deadline.race(until: .now + .milliseconds(100)) {
+                do {
+                    try await Task.sleep(for: .seconds(10))
+                } catch {
+                    cancelled.store(true, ordering: .sequentiallyConsistent)
+                    throw error
+                }
+            }
+        }
+        let wasCancelled = cancelled.load(ordering: .sequentiallyConsistent)
+        #expect(wasCancelled)
+        // An error of the operation's own is not a timeout.
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) { try await Deadline.race(until: .now + .seconds(5)) { throw Boom() } }
+    }
+}
+
+/// A value shared by concurrent closures.
+private final class Box<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func update(_ body: (inout Value) -> Void) { storage.withLock { body(&$0) } }
+}
