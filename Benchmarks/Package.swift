@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The result line, medians and peak memory every benchmark shares.
@@ -22,8 +23,12 @@ let package = Package(
                 "BenchHarness",
                 .product(name: "Depot", package: "Depot"),
                 .product(name: "DepotSQLite", package: "Depot"),
+                .product(name: "DepotPostgres", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         // APIClient on each real transport against the same transport called directly; the
         // loopback server runs in a child process (`depot-http-bench --serve`).

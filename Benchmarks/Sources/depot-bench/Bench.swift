@@ -256,6 +256,16 @@ struct DepotBench {
         let sizes: [Int] =
             arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) }.map { [$0] } ?? [10_000, 100_000]
 
+        // PostgreSQL joins when a server is configured (`--postgres URL` or DEPOT_POSTGRES_URL).
+        let postgresURL =
+            arguments.firstIndex(of: "--postgres").map { arguments[$0 + 1] }
+            ?? ProcessInfo.processInfo.environment["DEPOT_POSTGRES_URL"]
+        var postgres: PostgresCases?
+        if let postgresURL { postgres = try await PostgresCases.open(url: postgresURL) }
+        if postgres == nil, !json {
+            print("(PostgreSQL cases skipped: no --postgres URL and DEPOT_POSTGRES_URL is not set)\n")
+        }
+
         var results: [Result] = []
         for n in sizes {
             let rows = try loadRows(count: n)
@@ -390,17 +400,22 @@ struct DepotBench {
                         }
                         .sorted { $0.1 < $1.1 }.prefix(5)
                     }, baselinePrepare: seedRaw))
+            if let postgres {
+                results += try await postgres.run(n: n, rows: rows, updated: updated)
+            }
         }
+        await postgres?.close()
 
         if json {
             try BenchHarness.writeJSONLines(results)
         } else {
-            let header = "case                     n        depot ms   raw ms     ratio"
+            let header = "case                     n        baseline         depot ms   base ms    ratio"
             print(header)
             for result in results {
                 print(
                     result.case.padding(toLength: 24, withPad: " ", startingAt: 0)
                         + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
+                        + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
                         + String(
                             format: "%-11.1f%-11.1f%.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds,
                             result.ratio))

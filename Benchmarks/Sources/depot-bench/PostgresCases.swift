@@ -1,0 +1,238 @@
+import BenchHarness
+import Depot
+import DepotPostgres
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+// PostgreSQL cases: Depot's PostgresStore against PostgresNIO doing the same work by hand
+// (UNNEST batches of 5,000 rows in one transaction, rows decoded straight into structs) and
+// against COPY, the server's own bulk path. Run when DEPOT_POSTGRES_URL is set.
+
+/// The PostgreSQL half of depot-bench.
+struct PostgresCases {
+    let configuration: PostgresStore.Configuration
+    let connection: PostgresConnection
+    let logger = Logger(label: "depot-bench")
+
+    static let columns = ["icao", "iata", "name", "city", "country", "elevation", "lat", "lon"]
+
+    static func open(url: String) async throws -> PostgresCases {
+        let configuration = try PostgresStore.Configuration(url: url)
+        let connection = try await PostgresConnection.connect(
+            on: PostgresClient.defaultEventLoopGroup.next(),
+            configuration: PostgresConnection.Configuration(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: .disable),
+            id: 1, logger: Logger(label: "depot-bench"))
+        return PostgresCases(configuration: configuration, connection: connection)
+    }
+
+    func close() async { try? await connection.close() }
+
+    // MARK: Raw side
+
+    func execute(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) async throws {
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
+    }
+
+    /// A fresh schema holding the table a careful engineer would write by hand.
+    func createRawTable(_ schema: String) async throws {
+        try await execute("CREATE SCHEMA \"\(schema)\"")
+        try await execute(
+            """
+            CREATE TABLE "\(schema)"."airports" ("icao" text PRIMARY KEY, "iata" text, "name" text NOT NULL,
+            "city" text, "country" text NOT NULL, "elevation" double precision NOT NULL,
+            "lat" double precision NOT NULL, "lon" double precision NOT NULL)
+            """)
+    }
+
+    func dropSchema(_ schema: String) async throws {
+        try await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+    }
+
+    /// INSERT (or upsert) from one array per column, 5,000 rows a statement, one transaction.
+    func unnestWrite(_ rows: [BenchAirport], schema: String, upsert: Bool) async throws {
+        var sql = """
+            INSERT INTO "\(schema)"."airports" SELECT i, NULLIF(a, ''), n, NULLIF(c, ''), co, e, la, lo
+            FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[],
+            $8::float8[]) AS t(i, a, n, c, co, e, la, lo)
+            """
+        if upsert {
+            sql += """
+                 ON CONFLICT ("icao") DO UPDATE SET "iata" = EXCLUDED."iata", "name" = EXCLUDED."name",
+                "city" = EXCLUDED."city", "country" = EXCLUDED."country", "elevation" = EXCLUDED."elevation",
+                "lat" = EXCLUDED."lat", "lon" = EXCLUDED."lon"
+                """
+        }
+        try await execute("BEGIN")
+        var start = 0
+        while start < rows.count {
+            let batch = rows[start..<min(start + 5_000, rows.count)]
+            var bindings = PostgresBindings(capacity: 8)
+            bindings.append(batch.map(\.icao))
+            bindings.append(batch.map { $0.iata ?? "" })
+            bindings.append(batch.map(\.name))
+            bindings.append(batch.map { $0.city ?? "" })
+            bindings.append(batch.map(\.country))
+            bindings.append(batch.map(\.elevation))
+            bindings.append(batch.map(\.latitude))
+            bindings.append(batch.map(\.longitude))
+            try await execute(sql, bindings)
+            start += 5_000
+        }
+        try await execute("COMMIT")
+    }
+
+    /// COPY … FROM STDIN in text format: the server's bulk-load path, the limit.
+    func copy(_ rows: [BenchAirport], schema: String) async throws {
+        /// Writes a text field, escaping only the bytes COPY's text format reserves.
+        func write(_ text: String?, to buffer: inout ByteBuffer, then separator: UInt8) {
+            defer { buffer.writeInteger(separator) }
+            guard let text else {
+                buffer.writeStaticString("\\N")
+                return
+            }
+            let utf8 = text.utf8
+            if !utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 }) {
+                buffer.writeString(text)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+                case 9: buffer.writeStaticString("\\t")
+                case 10: buffer.writeStaticString("\\n")
+                case 13: buffer.writeStaticString("\\r")
+                default: buffer.writeInteger(byte)
+                }
+            }
+        }
+
+        // copyFrom quotes the table name itself: reach the schema through the search path.
+        try await execute("SET search_path TO \"\(schema)\"")
+        try await connection.copyFrom(table: "airports", columns: Self.columns, logger: logger) {
+            writer in
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(1 << 20)
+            for row in rows {
+                write(row.icao, to: &buffer, then: 9)
+                write(row.iata, to: &buffer, then: 9)
+                write(row.name, to: &buffer, then: 9)
+                write(row.city, to: &buffer, then: 9)
+                write(row.country, to: &buffer, then: 9)
+                write(row.elevation.description, to: &buffer, then: 9)
+                write(row.latitude.description, to: &buffer, then: 9)
+                write(row.longitude.description, to: &buffer, then: 10)
+                if buffer.readableBytes > 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+    }
+
+    /// Every row, decoded straight into structs.
+    func fetchAll(schema: String) async throws -> [BenchAirport] {
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT "icao", "iata", "name", "city", "country", "elevation", "lat", "lon"
+                    FROM "\(schema)"."airports" ORDER BY "icao"
+                    """), logger: logger)
+        var result: [BenchAirport] = []
+        for try await (icao, iata, name, city, country, elevation, latitude, longitude) in rows.decode(
+            (String, String?, String, String?, String, Double, Double, Double).self)
+        {
+            result.append(
+                BenchAirport(
+                    icao: icao, iata: iata, name: name, city: city, country: country, elevation: elevation,
+                    latitude: latitude, longitude: longitude))
+        }
+        return result
+    }
+
+    // MARK: Depot side
+
+    func store(_ schema: String) -> PostgresStore {
+        var settings = configuration
+        settings.schema = schema
+        settings.maximumConnections = 2
+        return PostgresStore(configuration: settings)
+    }
+
+    // MARK: Rounds
+
+    /// Subject and baseline alternately, each on a fresh schema: one warm-up, then `rounds`
+    /// timed rounds. `prepare` runs untimed (the Depot store is opened and its table created
+    /// there, as the raw side's table is).
+    func compare(
+        _ name: String, n: Int, baselineName: String, rounds: Int = 5,
+        subject: (PostgresStore) async throws -> Void, subjectPrepare: (PostgresStore) async throws -> Void,
+        baseline: (String) async throws -> Void, baselinePrepare: (String) async throws -> Void
+    ) async throws -> BenchResult? {
+        if let onlyCase, !name.contains(onlyCase) { return nil }
+        let clock = ContinuousClock()
+        var subjectTimes: [Double] = []
+        var baselineTimes: [Double] = []
+        for round in 0...rounds {
+            let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let store = store(schema)
+            try await subjectPrepare(store)
+            let started = clock.now
+            try await subject(store)
+            let subjectTime = BenchHarness.milliseconds(clock.now - started)
+            try await store.dropSchema()
+            await store.close()
+
+            let rawSchema = schema + "_raw"
+            try await createRawTable(rawSchema)
+            try await baselinePrepare(rawSchema)
+            let baselineStarted = clock.now
+            try await baseline(rawSchema)
+            let baselineTime = BenchHarness.milliseconds(clock.now - baselineStarted)
+            try await dropSchema(rawSchema)
+            if round > 0 {
+                subjectTimes.append(subjectTime)
+                baselineTimes.append(baselineTime)
+            }
+        }
+        return BenchResult(
+            case: name, backend: "postgres", n: n, subject: "depot",
+            medianMilliseconds: BenchHarness.median(subjectTimes), baseline: baselineName,
+            baselineMedianMilliseconds: BenchHarness.median(baselineTimes))
+    }
+
+    func run(n: Int, rows: [BenchAirport], updated: [BenchAirport]) async throws -> [BenchResult] {
+        var results: [BenchResult] = []
+        let airports = { (store: PostgresStore) in store.repository(BenchAirport.self) }
+        // Opening the store and creating its table happen before the clock starts.
+        let open: (PostgresStore) async throws -> Void = { _ = try await airports($0).count() }
+        let seed: (PostgresStore) async throws -> Void = { try await airports($0).insert(rows) }
+        let seedRaw: (String) async throws -> Void = { try await unnestWrite(rows, schema: $0, upsert: false) }
+
+        results.appendIfPresent(
+            try await compare(
+                "pg insert", n: n, baselineName: "raw-unnest",
+                subject: { try await airports($0).insert(rows) }, subjectPrepare: open,
+                baseline: { try await unnestWrite(rows, schema: $0, upsert: false) }, baselinePrepare: { _ in }))
+        results.appendIfPresent(
+            try await compare(
+                "pg insert", n: n, baselineName: "copy",
+                subject: { try await airports($0).insert(rows) }, subjectPrepare: open,
+                baseline: { try await copy(rows, schema: $0) }, baselinePrepare: { _ in }))
+        results.appendIfPresent(
+            try await compare(
+                "pg upsert over existing", n: n, baselineName: "raw-unnest",
+                subject: { try await airports($0).upsert(updated) }, subjectPrepare: seed,
+                baseline: { try await unnestWrite(updated, schema: $0, upsert: true) }, baselinePrepare: seedRaw))
+        results.appendIfPresent(
+            try await compare(
+                "pg fetch all", n: n, baselineName: "raw-postgresnio",
+                subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
+                baseline: { _ = try await fetchAll(schema: $0) }, baselinePrepare: seedRaw))
+        return results
+    }
+}
