@@ -119,19 +119,19 @@ struct AirportsExampleTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let storePath = folder.appendingPathComponent("a.sqlite").path
-        let imported = try run(binary, ["import", "--store", storePath])
+        let imported = try await run(binary, ["import", "--store", storePath])
         #expect(imported.status == 0)
         #expect(imported.output.contains("imported 28298 airports"))
-        let queried = try run(
+        let queried = try await run(
             binary, ["query", "--store", storePath, "--near", "60.19,11.10", "--limit", "3", "--json"])
         #expect(queried.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(queried.output.utf8)) as? [[String: Any]] ?? []
         #expect(rows.compactMap { $0["icao"] as? String }.first == "ENGM")
         #expect(rows.allSatisfy { $0["distance_km"] is Double && $0["lat"] is Double })
-        let bad = try run(binary, ["query", "--store", storePath, "--near", "north"])
+        let bad = try await run(binary, ["query", "--store", storePath, "--near", "north"])
         #expect(bad.status != 0)
         #expect(bad.errors.contains("--near takes LAT,LON"))
-        let missing = try run(binary, ["query", "--store", folder.appendingPathComponent("none.sqlite").path])
+        let missing = try await run(binary, ["query", "--store", folder.appendingPathComponent("none.sqlite").path])
         #expect(missing.status != 0)
         #expect(missing.errors.contains("no store at"))
 
@@ -142,36 +142,40 @@ struct AirportsExampleTests {
         let serverOutput = Pipe()
         server.standardOutput = serverOutput
         try server.run()
-        var banner = Data()
-        while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = serverOutput.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += chunk
+        let reader = serverOutput.fileHandleForReading
+        let banner = try await offPool {
+            var banner = Data()
+            while !banner.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                banner += chunk
+            }
+            return banner
         }
         let line = String(decoding: banner, as: UTF8.self)
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)")
         #expect(line.hasPrefix("serving 28298 airports from \(storePath)"))
         let clientPath = folder.appendingPathComponent("client.sqlite").path
-        let synced = try run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        let synced = try await run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(synced.status == 0, "\(synced.errors)")
         #expect(synced.output.hasPrefix("full sync from \(url): 84 airports in 2 requests"))
-        let again = try run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        let again = try await run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(again.output.hasPrefix("incremental sync from \(url): 0 changes in 1 request,"))
         server.terminate()
-        server.waitUntilExit()
+        try await offPool { server.waitUntilExit() }
         #expect(server.terminationStatus == 0)
-        let local = try run(binary, ["query", "--store", clientPath, "--json", "--limit", "1000"])
+        let local = try await run(binary, ["query", "--store", clientPath, "--json", "--limit", "1000"])
         let localRows = try JSONSerialization.jsonObject(with: Data(local.output.utf8)) as? [[String: Any]] ?? []
         #expect(
             localRows.compactMap { $0["icao"] as? String }
                 == bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder))
-        let unreachable = try run(binary, ["sync", "--from", String(url), "--store", clientPath])
+        let unreachable = try await run(binary, ["sync", "--from", String(url), "--store", clientPath])
         #expect(unreachable.status != 0)
         #expect(unreachable.errors.contains("GET /dataset"))
     }
 
-    func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        try runProcess(binary, arguments)
+    func run(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        try await runProcess(binary, arguments)
     }
 }
 

@@ -68,13 +68,13 @@ struct AirportsPostgresTests {
             .map { $0.appendingPathComponent("airports") }
         let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
         try await withPostgres { url, _ in
-            let imported = try runProcess(binary, ["import", "--postgres", url])
+            let imported = try await runProcess(binary, ["import", "--postgres", url])
             #expect(imported.status == 0, "\(imported.errors)")
             #expect(imported.output.contains("imported 28298 airports"))
             let password = try #require(URLComponents(string: url)?.password)
             #expect(!imported.output.contains(":\(password)@"), "the password is printed: \(imported.output)")
             #expect(imported.output.contains(":***@"))
-            let queried = try runProcess(
+            let queried = try await runProcess(
                 binary,
                 ["query", "--postgres", url, "--country", "NO", "--min-elevation", "1000", "--json", "--limit", "500"])
             #expect(queried.status == 0, "\(queried.errors)")
@@ -87,18 +87,31 @@ struct AirportsPostgresTests {
     }
 }
 
-/// Runs `binary` to completion: exit status, standard output and standard error.
-func runProcess(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+/// Runs `binary` to completion: exit status, standard output and standard error. The blocking
+/// waits happen on a thread of their own, never on the cooperative pool (two blocked pool threads
+/// on a 2-core machine stall every other test in the process).
+func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+    try await offPool {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+        )
+    }
+}
+
+/// Runs blocking `work` on a new thread and returns its result.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
 }

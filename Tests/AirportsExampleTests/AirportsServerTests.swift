@@ -8,7 +8,7 @@ import Testing
 struct AirportsServerTests {
     @Test("GET /airports filters in the store and agrees with filtering the CSV rows")
     func listMatchesReference() async throws {
-        try await withServer { server, _ in
+        try await withReadOnlyServer { server, _ in
             let answer = try await RawHTTP.get(server, "/airports?country=NO&min_elevation=1000&limit=10000")
             #expect(answer.status == 200)
             let expected = bundledAirports.filter { $0.country == "NO" && $0.elevation >= 1000 }
@@ -28,7 +28,7 @@ struct AirportsServerTests {
 
     @Test("GET /airports?near= orders by haversine distance, ties by icao, with distance_km")
     func nearMatchesReference() async throws {
-        try await withServer { server, _ in
+        try await withReadOnlyServer { server, _ in
             for (latitude, longitude) in [(59.9139, 10.7522), (-33.86, 151.21), (0.0, 0.0)] {
                 let answer = try await RawHTTP.get(server, "/airports?near=\(latitude),\(longitude)&limit=10")
                 let reference = bundledAirports.map {
@@ -46,7 +46,7 @@ struct AirportsServerTests {
 
     @Test("after= pages through every airport in icao order, each exactly once")
     func pagingCoversEverything() async throws {
-        try await withServer { server, _ in
+        try await withReadOnlyServer { server, _ in
             var seen: [String] = []
             var after = ""
             while true {
@@ -79,7 +79,7 @@ struct AirportsServerTests {
             ("/changes?since=-1", "since must be a revision"),
         ])
     func badParameter(path: String, message: String) async throws {
-        try await withServer { server, _ in
+        try await withReadOnlyServer { server, _ in
             let answer = try await RawHTTP.get(server, path)
             #expect(answer.status == 400)
             #expect(answer.error?.contains(message) == true, "\(answer.error ?? "no error member")")
@@ -88,7 +88,7 @@ struct AirportsServerTests {
 
     @Test("GET /airports/{icao} answers the whole airport, and 404 with a message for an unknown one")
     func singleAirport() async throws {
-        try await withServer { server, _ in
+        try await withReadOnlyServer { server, _ in
             let found = try await RawHTTP.get(server, "/airports/ENGM")
             #expect(found.status == 200)
             let engm = try #require(bundledAirports.first { $0.icao == "ENGM" })
@@ -141,7 +141,7 @@ struct AirportsServerTests {
             (#"{"distance_km": 3}"#, "unknown member 'distance_km'"),
         ])
     func badPatch(body: String, message: String) async throws {
-        try await withServer { server, store in
+        try await withReadOnlyServer { server, store in
             let before = try await store.repository(Airport.self).find("ENGM")
             let answer = try await RawHTTP.patch(server, "ENGM", body)
             #expect(answer.status == 400)

@@ -21,6 +21,24 @@ func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) asyn
     }
 }
 
+/// One server over the bundled airports for the tests that change nothing (or must not): one
+/// import for all of them instead of one each (28,298 rows in a debug build keep a core busy).
+enum SharedServer {
+    private static let starting = Task { () throws -> (AirportsServer, SQLiteStore) in
+        let store = try SQLiteStore.temporary()
+        _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
+        return (try await AirportsServer.start(store: store), store)
+    }
+
+    static func get() async throws -> (AirportsServer, SQLiteStore) { try await starting.value }
+}
+
+/// Runs `body` against the shared read-only server.
+func withReadOnlyServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) async throws {
+    let (server, store) = try await SharedServer.get()
+    try await body(server, store)
+}
+
 /// Plain HTTP through URLSession, independent of DepotHTTP: what any client of the API sees.
 enum RawHTTP {
     struct Answer {

@@ -8,22 +8,18 @@ import Testing
 struct DeadlineTests {
     @Test("deadlines scheduled latest-first each fire at their own time, never early")
     func laterThenEarlier() async throws {
-        let start = ContinuousClock.now
-        let fired = Box<[Int: Duration]>([:])
-        // Latest first: every new deadline is earlier than the armed one and must re-arm the timer.
+        // Scheduled synchronously (not from tasks, which a busy cooperative pool may start late),
+        // latest first: every new deadline is earlier than the armed one and must re-arm the timer.
         let offsets = [900, 700, 500, 300, 100]
-        await withTaskGroup(of: Void.self) { group in
-            for offset in offsets {
-                group.addTask {
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        _ = Deadline.Watchdog.shared.schedule(at: start + .milliseconds(offset)) {
-                            fired.update { $0[offset] = ContinuousClock.now - start }
-                            done.resume()
-                        }
-                    }
-                }
+        let fired = Box<[Int: Duration]>([:])
+        let start = ContinuousClock.now
+        for offset in offsets {
+            _ = Deadline.Watchdog.shared.schedule(at: start + .milliseconds(offset)) {
+                fired.update { $0[offset] = ContinuousClock.now - start }
             }
         }
+        // The actions run on the watchdog's dispatch queue; wait until all have, or 10 s.
+        for _ in 0..<100 where fired.value.count < offsets.count { try await Task.sleep(for: .milliseconds(100)) }
         for offset in offsets {
             let elapsed = try #require(fired.value[offset])
             #expect(elapsed >= .milliseconds(offset - 2), "\(offset) ms deadline fired after \(elapsed)")

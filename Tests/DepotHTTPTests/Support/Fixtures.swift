@@ -78,7 +78,7 @@ func largeBody(_ count: Int) -> Data {
 }
 
 /// Waits until `condition` holds, polling every 5 ms, for at most `limit`.
-func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) async throws -> Bool {
+func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async throws -> Bool {
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if condition() { return true }
