@@ -15,7 +15,7 @@ public enum AirportImporter {
     public static func ensureDataset(in store: some Store) async throws {
         let datasets = store.repository(AirportDataset.self)
         if try await datasets.find(AirportDataset.current) == nil {
-            try await datasets.upsert(AirportDataset(epoch: UUID().uuidString, importedAt: Date()))
+            try await datasets.upsert(AirportDataset.fresh())
         }
     }
 
@@ -39,8 +39,7 @@ public enum AirportImporter {
             try await tx.repository(Airport.self).replace(where: .all, with: airports)
             // A new dataset: the change log starts over and synced clients fetch everything again.
             _ = try await tx.repository(AirportChange.self).removeAll()
-            try await tx.repository(AirportDataset.self).upsert(
-                AirportDataset(epoch: UUID().uuidString, importedAt: Date()))
+            try await tx.repository(AirportDataset.self).upsert(AirportDataset.fresh())
         }
         let stored = clock.now
         return Summary(

@@ -79,26 +79,6 @@ public struct AirportRecord: Codable, Sendable, Equatable {
             elevation: elevation, latitude: latitude, longitude: longitude, timeZone: timeZone,
             localCode: localCode)
     }
-
-    /// This record with the members `later` carries laid over it (two changes to one airport
-    /// become one).
-    public func merging(_ later: AirportRecord) -> AirportRecord {
-        func pick<Value>(_ mine: Field<Value>, _ theirs: Field<Value>) -> Field<Value> {
-            theirs.isPresent ? theirs : mine
-        }
-        var merged = self
-        merged.$iata = pick($iata, later.$iata)
-        merged.$name = pick($name, later.$name)
-        merged.$city = pick($city, later.$city)
-        merged.$subdivision = pick($subdivision, later.$subdivision)
-        merged.$country = pick($country, later.$country)
-        merged.$elevation = pick($elevation, later.$elevation)
-        merged.$latitude = pick($latitude, later.$latitude)
-        merged.$longitude = pick($longitude, later.$longitude)
-        merged.$timeZone = pick($timeZone, later.$timeZone)
-        merged.$localCode = pick($localCode, later.$localCode)
-        return merged
-    }
 }
 
 /// Persists airport records, whole or partial: each present member sets its column, an absent

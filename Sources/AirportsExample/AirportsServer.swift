@@ -155,8 +155,8 @@ struct AirportsRoutes: Sendable {
         let hasChanges = record != AirportRecord(icao: icao)
         let updated = try await store.write { tx -> Airport? in
             let airports = tx.repository(Airport.self)
-            guard try await airports.find(icao) != nil else { return nil }
-            guard hasChanges else { return try await airports.find(icao) }
+            guard let current = try await airports.find(icao) else { return nil }
+            guard hasChanges else { return current }
             try await airports.persist([record], mapper: AirportRecordMapper())
             let changes = tx.repository(AirportChange.self)
             let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
@@ -222,7 +222,7 @@ struct AirportsRoutes: Sendable {
     /// error as 500 with its description.
     func respond(_ body: () async throws -> some Encodable) async -> Response {
         do {
-            return try json(.ok, Self.encoder.encode(try await body()))
+            return try Self.json(.ok, Self.encoder.encode(try await body()))
         } catch let problem as APIProblem {
             return Self.problem(problem.status, problem.message)
         } catch {
@@ -247,8 +247,6 @@ struct AirportsRoutes: Sendable {
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
-
-    func json(_ status: HTTPResponse.Status, _ data: Data) -> Response { Self.json(status, data) }
 }
 
 /// A query string read as a form (`+` is a space, `%XX` escapes), refusing unknown and repeated

@@ -39,6 +39,11 @@ public struct AirportDataset: Entity, Equatable {
     /// The key of the one row.
     public static let current = "current"
 
+    /// The row for a dataset imported now: a new random epoch.
+    public static func fresh() -> AirportDataset {
+        AirportDataset(epoch: UUID().uuidString, importedAt: Date())
+    }
+
     public static let schema = Schema<AirportDataset>("airport_dataset", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.epoch, "epoch")

@@ -82,7 +82,8 @@ public final class PostgresStore: Store {
         }
 
         /// The URL with its password replaced, for messages.
-        static func redacted(_ url: String) -> String {
+        /// `url` with its password replaced by `***`, for messages and logs.
+        public static func redacted(_ url: String) -> String {
             guard var components = URLComponents(string: url), components.password != nil else { return url }
             components.password = "***"
             return components.string ?? url

@@ -40,45 +40,27 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// What the messages call the store.
-    var name: String { postgres.map(redacted) ?? store ?? defaultStorePath }
+    var name: String { postgres.map(PostgresStore.Configuration.redacted) ?? store ?? defaultStorePath }
 
-    /// Opens the store; `existing` refuses a SQLite path with no file (a query would create one).
-    func open(existing: Bool) throws -> OpenedStore {
+    /// Opens the store, runs `body` on it and closes it afterwards, also when `body` throws.
+    /// `existing` refuses a SQLite path with no file (a query would create an empty one).
+    func withStore<T>(existing: Bool, _ body: (any Store) async throws -> T) async throws -> T {
         if let postgres {
             let store = try PostgresStore(url: postgres)
-            return OpenedStore(store: store, close: { await store.close() })
+            do {
+                let result = try await body(store)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
+            }
         }
         let path = store ?? defaultStorePath
         if existing, !FileManager.default.fileExists(atPath: path) {
             throw DepotError(.storage, "no store at \(path); run `airports import --store \(path)` first")
         }
-        return OpenedStore(store: try SQLiteStore(path: path), close: {})
-    }
-
-    func redacted(_ url: String) -> String {
-        guard let password = URLComponents(string: url)?.percentEncodedPassword else { return url }
-        return url.replacingOccurrences(of: ":\(password)@", with: ":***@")
-    }
-}
-
-/// An open store and how to close it.
-struct OpenedStore {
-    var store: any Store
-    var close: @Sendable () async -> Void
-}
-
-extension StoreOptions {
-    /// Runs `body` on the opened store and closes it afterwards, also when `body` throws.
-    func withStore<T>(existing: Bool, _ body: (any Store) async throws -> T) async throws -> T {
-        let opened = try open(existing: existing)
-        do {
-            let result = try await body(opened.store)
-            await opened.close()
-            return result
-        } catch {
-            await opened.close()
-            throw error
-        }
+        return try await body(try SQLiteStore(path: path))
     }
 }
 

@@ -5,24 +5,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The bundled rows, parsed once.
-let bundledAirports: [Airport] = {
-    guard let url = AirportsCSV.bundledURL, let text = try? String(contentsOf: url, encoding: .utf8),
-        let rows = try? AirportsCSV.parse(text, file: "airports.csv")
-    else { return [] }
-    return rows
-}()
-
-/// Haversine written out here, independently of Depot's `GeoDistance`.
-func referenceKilometers(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-    let toRadians = Double.pi / 180
-    let phi1 = lat1 * toRadians
-    let phi2 = lat2 * toRadians
-    let a =
-        pow(sin((phi2 - phi1) / 2), 2) + cos(phi1) * cos(phi2) * pow(sin((lon2 - lon1) * toRadians / 2), 2)
-    return 2 * 6371.0088 * atan2(sqrt(a), sqrt(1 - a))
-}
-
 func importedStore() async throws -> SQLiteStore {
     let store = try SQLiteStore.temporary()
     try await store.repository(Airport.self).insert(bundledAirports)
@@ -45,13 +27,10 @@ struct AirportsExampleTests {
         for (latitude, longitude) in [(59.9139, 10.7522), (-33.86, 151.21), (64.1, -21.9), (0, 0)] {
             let results = try await AirportQuery(near: Coordinate(latitude: latitude, longitude: longitude), limit: 10)
                 .run(on: store.repository(Airport.self))
-            let reference = bundledAirports.map {
-                ($0.icao, referenceKilometers(latitude, longitude, $0.latitude, $0.longitude))
-            }
-            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-            #expect(results.map(\.airport.icao) == reference.prefix(10).map(\.0))
+            let reference = referenceNearest(latitude, longitude, limit: 10)
+            #expect(results.map(\.airport.icao) == reference.map(\.icao))
             for (result, expected) in zip(results, reference) {
-                #expect(abs((result.distanceKilometers ?? -1) - expected.1) < 1e-6)
+                #expect(abs((result.distanceKilometers ?? -1) - expected.kilometers) < 1e-6)
             }
         }
     }
@@ -62,15 +41,13 @@ struct AirportsExampleTests {
         let airports = store.repository(Airport.self)
         let query = AirportQuery(country: "NO", minimumElevation: 1000, limit: 1000)
         let expected = bundledAirports.filter { $0.country == "NO" && $0.elevation >= 1000 }.map(\.icao)
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .sorted(by: icaoOrder)
         #expect(try await query.run(on: airports).map(\.airport.icao) == expected)
         #expect(try await airports.count(where: \.iata != nil) == 7_884)
-        let zurich = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
-        let zurichExpected = bundledAirports.filter {
-            $0.name.lowercased().contains("ålesund") || ($0.city ?? "").lowercased().contains("ålesund")
-        }.map(\.icao).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        #expect(!zurichExpected.isEmpty)
-        #expect(zurich == zurichExpected)
+        let found = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
+        let expectedFound = referenceSearch("ålesund")
+        #expect(!expectedFound.isEmpty)
+        #expect(found == expectedFound)
     }
 
     @Test(
@@ -111,27 +88,24 @@ struct AirportsExampleTests {
 
     @Test("the airports executable imports and answers --json queries, as a subprocess")
     func commandLine() async throws {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("airports") }
-        let binary = try #require(
-            candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-            "build the airports product first (swift build --build-tests)")
+        let binary = try airportsBinary()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let storePath = folder.appendingPathComponent("a.sqlite").path
-        let imported = try await run(binary, ["import", "--store", storePath])
+        let imported = try await runProcess(binary, ["import", "--store", storePath])
         #expect(imported.status == 0)
         #expect(imported.output.contains("imported 28298 airports"))
-        let queried = try await run(
+        let queried = try await runProcess(
             binary, ["query", "--store", storePath, "--near", "60.19,11.10", "--limit", "3", "--json"])
         #expect(queried.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(queried.output.utf8)) as? [[String: Any]] ?? []
         #expect(rows.compactMap { $0["icao"] as? String }.first == "ENGM")
         #expect(rows.allSatisfy { $0["distance_km"] is Double && $0["lat"] is Double })
-        let bad = try await run(binary, ["query", "--store", storePath, "--near", "north"])
+        let bad = try await runProcess(binary, ["query", "--store", storePath, "--near", "north"])
         #expect(bad.status != 0)
         #expect(bad.errors.contains("--near takes LAT,LON"))
-        let missing = try await run(binary, ["query", "--store", folder.appendingPathComponent("none.sqlite").path])
+        let missing = try await runProcess(
+            binary, ["query", "--store", folder.appendingPathComponent("none.sqlite").path])
         #expect(missing.status != 0)
         #expect(missing.errors.contains("no store at"))
 
@@ -156,26 +130,24 @@ struct AirportsExampleTests {
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)")
         #expect(line.hasPrefix("serving 28298 airports from \(storePath)"))
         let clientPath = folder.appendingPathComponent("client.sqlite").path
-        let synced = try await run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        let synced = try await runProcess(
+            binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(synced.status == 0, "\(synced.errors)")
         #expect(synced.output.hasPrefix("full sync from \(url): 84 airports in 2 requests"))
-        let again = try await run(binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
+        let again = try await runProcess(
+            binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(again.output.hasPrefix("incremental sync from \(url): 0 changes in 1 request,"))
         server.terminate()
         try await offPool { server.waitUntilExit() }
         #expect(server.terminationStatus == 0)
-        let local = try await run(binary, ["query", "--store", clientPath, "--json", "--limit", "1000"])
+        let local = try await runProcess(binary, ["query", "--store", clientPath, "--json", "--limit", "1000"])
         let localRows = try JSONSerialization.jsonObject(with: Data(local.output.utf8)) as? [[String: Any]] ?? []
         #expect(
             localRows.compactMap { $0["icao"] as? String }
                 == bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder))
-        let unreachable = try await run(binary, ["sync", "--from", String(url), "--store", clientPath])
+        let unreachable = try await runProcess(binary, ["sync", "--from", String(url), "--store", clientPath])
         #expect(unreachable.status != 0)
         #expect(unreachable.errors.contains("GET /dataset"))
-    }
-
-    func run(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        try await runProcess(binary, arguments)
     }
 }
 

@@ -32,19 +32,12 @@ struct AirportsPostgresTests {
             let airports = store.repository(Airport.self)
 
             let found = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
-            let expected = bundledAirports.filter {
-                $0.name.lowercased().contains("ålesund") || ($0.city ?? "").lowercased().contains("ålesund")
-            }.map(\.icao).sorted(by: icaoOrder)
-            #expect(found == expected)
+            #expect(found == referenceSearch("ålesund"))
 
             let oslo = (59.9139, 10.7522)
             let nearest = try await AirportQuery(near: Coordinate(latitude: oslo.0, longitude: oslo.1), limit: 10)
                 .run(on: airports)
-            let reference = bundledAirports.map {
-                ($0.icao, referenceKilometers(oslo.0, oslo.1, $0.latitude, $0.longitude))
-            }
-            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : icaoOrder($0.0, $1.0) }.prefix(10)
-            #expect(nearest.map(\.airport.icao) == reference.map(\.0))
+            #expect(nearest.map(\.airport.icao) == referenceNearest(oslo.0, oslo.1, limit: 10).map(\.icao))
 
             let server = try await AirportsServer.start(store: store)
             try await withCleanup {
@@ -64,9 +57,7 @@ struct AirportsPostgresTests {
 
     @Test("the airports executable imports into and queries PostgreSQL with --postgres")
     func commandLine() async throws {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("airports") }
-        let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        let binary = try airportsBinary()
         try await withPostgres { url, _ in
             let imported = try await runProcess(binary, ["import", "--postgres", url])
             #expect(imported.status == 0, "\(imported.errors)")
@@ -84,34 +75,5 @@ struct AirportsPostgresTests {
                     == bundledAirports.filter { $0.country == "NO" && $0.elevation >= 1000 }.map(\.icao)
                     .sorted(by: icaoOrder))
         }
-    }
-}
-
-/// Runs `binary` to completion: exit status, standard output and standard error. The blocking
-/// waits happen on a thread of their own, never on the cooperative pool (two blocked pool threads
-/// on a 2-core machine stall every other test in the process).
-func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-    try await offPool {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
-        )
-    }
-}
-
-/// Runs blocking `work` on a new thread and returns its result.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }

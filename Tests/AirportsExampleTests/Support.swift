@@ -115,3 +115,79 @@ struct WireAirport: Equatable {
 
 /// Byte-wise icao order, as the stores sort primary keys.
 func icaoOrder(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+
+// MARK: - Answers computed from the CSV rows, independently of Depot
+
+/// The bundled rows, parsed once.
+let bundledAirports: [Airport] = {
+    guard let url = AirportsCSV.bundledURL, let text = try? String(contentsOf: url, encoding: .utf8),
+        let rows = try? AirportsCSV.parse(text, file: "airports.csv")
+    else { return [] }
+    return rows
+}()
+
+/// Haversine written out here, independently of Depot's `GeoDistance`.
+func referenceKilometers(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    let toRadians = Double.pi / 180
+    let phi1 = lat1 * toRadians
+    let phi2 = lat2 * toRadians
+    let a =
+        pow(sin((phi2 - phi1) / 2), 2) + cos(phi1) * cos(phi2) * pow(sin((lon2 - lon1) * toRadians / 2), 2)
+    return 2 * 6371.0088 * atan2(sqrt(a), sqrt(1 - a))
+}
+
+/// The `limit` airports nearest to a point by ``referenceKilometers``, ties by icao.
+func referenceNearest(_ latitude: Double, _ longitude: Double, limit: Int) -> [(icao: String, kilometers: Double)] {
+    let all = bundledAirports.map {
+        (icao: $0.icao, kilometers: referenceKilometers(latitude, longitude, $0.latitude, $0.longitude))
+    }
+    return Array(
+        all.sorted { $0.kilometers != $1.kilometers ? $0.kilometers < $1.kilometers : icaoOrder($0.icao, $1.icao) }
+            .prefix(limit))
+}
+
+/// The icaos of the airports whose name or city contains `needle` (lowercase), in icao order.
+func referenceSearch(_ needle: String) -> [String] {
+    bundledAirports.filter { $0.name.lowercased().contains(needle) || ($0.city ?? "").lowercased().contains(needle) }
+        .map(\.icao).sorted(by: icaoOrder)
+}
+
+// MARK: - The executable
+
+/// The `airports` executable built next to the test bundle.
+func airportsBinary() throws -> URL {
+    let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        .map { $0.appendingPathComponent("airports") }
+    return try #require(
+        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "build the airports product first (swift build --build-tests)")
+}
+
+/// Runs `binary` to completion: exit status, standard output and standard error. The blocking
+/// waits happen on a thread of their own, never on the cooperative pool (two blocked pool threads
+/// on a 2-core machine stall every other test in the process).
+func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+    try await offPool {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+        )
+    }
+}
+
+/// Runs blocking `work` on a new thread and returns its result.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
