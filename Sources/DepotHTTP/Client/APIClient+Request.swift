@@ -12,6 +12,12 @@ extension APIClient {
     }
 
     func makeRequest<E: Endpoint>(for endpoint: E, named name: String) throws -> TransportRequest {
+        guard baseURL.query == nil, baseURL.fragment == nil else {
+            throw HTTPError(
+                .invalidRequest, endpoint: name,
+                detail: "the base URL \(baseURL) has a query or fragment; endpoint paths and queries cannot follow it "
+                    + "(put query items in the endpoints or a middleware)")
+        }
         var text = baseURLString
         let path = QueryEncoding.escapePath(endpoint.path)
         if !path.isEmpty, !path.hasPrefix("/") { text += "/" }
@@ -21,9 +27,7 @@ extension APIClient {
         guard let url = URL(string: text) else {
             throw HTTPError(.invalidRequest, endpoint: name, detail: "\(baseURL) and \(path) make no valid URL")
         }
-        var headers = configuration.headers
-        headers["User-Agent"] = configuration.userAgent
-        headers["Accept-Encoding"] = ContentDecoding.acceptEncoding
+        var headers = baseHeaders
         var body: Data?
         do {
             if let (data, contentType) = try endpoint.body.encoded(defaultEncoder: configuration.encoder) {
@@ -39,7 +43,8 @@ extension APIClient {
             throw HTTPError(
                 .encodingFailed, endpoint: name, detail: "the body could not be encoded: \(error)", underlying: error)
         }
-        headers.merge(endpoint.headers)
+        let extra = endpoint.headers
+        if extra.count > 0 { headers.merge(extra) }
         return TransportRequest(method: endpoint.method, url: url, headers: headers, body: body)
     }
 

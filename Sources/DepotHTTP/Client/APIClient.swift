@@ -25,6 +25,8 @@ public final class APIClient: Sendable {
     public let configuration: Configuration
 
     let baseURLString: String
+    /// The configured headers with `User-Agent` and `Accept-Encoding`: the same on every request.
+    let baseHeaders: HeaderFields
 
     /// A client for the API at `baseURL`.
     public init(
@@ -36,6 +38,10 @@ public final class APIClient: Sendable {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         baseURLString = base
+        var headers = configuration.headers
+        headers["User-Agent"] = configuration.userAgent
+        headers["Accept-Encoding"] = ContentDecoding.acceptEncoding
+        baseHeaders = headers
     }
 
     /// The transport clients use unless told otherwise: AsyncHTTPClient on Linux, URLSession
@@ -73,10 +79,17 @@ public final class APIClient: Sendable {
         let context = MiddlewareContext(
             method: endpoint.method, path: endpoint.path, isIdempotent: endpoint.isIdempotent, timeout: timeout,
             deadline: deadline)
+        // The deadline covers the whole chain: middleware (a token refresh) as well as the exchange.
         let response: TransportResponse
         do {
-            response = try await run(request, context: context, from: 0)
+            response = try await Deadline.race(until: deadline) {
+                try await self.run(request, context: context, from: 0)
+            }
+        } catch is Deadline.Exceeded {
+            throw HTTPError(
+                .timedOut, endpoint: name, detail: "no complete response within \(Self.milliseconds(timeout)) ms")
         } catch {
+            if Task.isCancelled { throw Self.cancellation(of: name) }
             throw HTTPError.mapping(error, endpoint: name)
         }
         guard endpoint.acceptedStatuses.contains(response.status) else {
@@ -109,16 +122,11 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// The transport's answer within the deadline, retried by the policy, decompressed.
+    /// The transport's answer, retried by the policy, decompressed; errors as ``HTTPError``s, so
+    /// that middleware sees one error type.
     private func exchange(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
         do {
-            return try await Deadline.race(until: context.deadline) {
-                try await self.attempts(request, context: context)
-            }
-        } catch is Deadline.Exceeded {
-            throw HTTPError(
-                .timedOut, endpoint: context.endpoint,
-                detail: "no complete response within \(Self.milliseconds(context.timeout)) ms")
+            return try await attempts(request, context: context)
         } catch {
             if Task.isCancelled { throw Self.cancellation(of: context.endpoint) }
             throw HTTPError.mapping(error, endpoint: context.endpoint)
@@ -155,10 +163,9 @@ public final class APIClient: Sendable {
         do {
             return try ContentDecoding.decode(response, maximumSize: configuration.maximumResponseSize)
         } catch .tooLarge {
-            throw HTTPError(
-                .responseTooLarge, endpoint: context.endpoint,
-                detail: "the decompressed body exceeds \(configuration.maximumResponseSize) bytes",
-                status: response.status)
+            throw HTTPError.responseTooLarge(
+                limit: configuration.maximumResponseSize, status: response.status, endpoint: context.endpoint,
+                decompressed: true)
         } catch .unsupported(let coding) {
             throw HTTPError(
                 .invalidResponse, endpoint: context.endpoint, detail: "unsupported Content-Encoding \(coding)",
@@ -183,9 +190,7 @@ public final class APIClient: Sendable {
         HTTPError(.cancelled, endpoint: endpoint, detail: "the task was cancelled", underlying: CancellationError())
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
+    static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
 
     private static func describe(_ outcome: Result<TransportResponse, HTTPError>) -> String {
         switch outcome {

@@ -80,6 +80,20 @@ extension AnyEndpoint where Response: Decodable {
     }
 }
 
+extension AnyEndpoint where Response == Data {
+    /// An endpoint whose response is the raw body (not decoded as JSON, although `Data` is
+    /// `Decodable`).
+    public init(
+        _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], headers: HeaderFields = [:],
+        body: RequestBody = .empty, isIdempotent: Bool? = nil, timeout: Duration? = nil,
+        acceptedStatuses: Range<Int> = 200..<300
+    ) {
+        self.init(
+            method, path, query: query, headers: headers, body: body, isIdempotent: isIdempotent, timeout: timeout,
+            acceptedStatuses: acceptedStatuses, decoder: .data)
+    }
+}
+
 extension AnyEndpoint where Response == Void {
     /// An endpoint whose response body is ignored.
     public init(

@@ -87,3 +87,15 @@ extension HTTPError {
         }
     #endif
 }
+
+extension HTTPError {
+    /// A body larger than the client's ``APIClient/Configuration/maximumResponseSize``, as every
+    /// transport and the decompression step report it.
+    static func responseTooLarge(limit: Int, status: Int, endpoint: String = "", decompressed: Bool = false)
+        -> HTTPError
+    {
+        HTTPError(
+            .responseTooLarge, endpoint: endpoint,
+            detail: "the \(decompressed ? "decompressed " : "")body exceeds \(limit) bytes", status: status)
+    }
+}

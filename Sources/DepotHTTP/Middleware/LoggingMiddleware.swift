@@ -59,7 +59,8 @@ public struct LoggingMiddleware: Middleware {
     private func redacted(_ headers: HeaderFields) -> Logger.MetadataValue {
         .array(
             headers.map { field in
-                let value = redactedHeaders.contains(field.name.lowercased()) ? "<redacted>" : field.value
+                let secret = redactedHeaders.contains { HeaderFields.matches($0, field.name) }
+                let value = secret ? "<redacted>" : field.value
                 return .string("\(field.name): \(value)")
             })
     }

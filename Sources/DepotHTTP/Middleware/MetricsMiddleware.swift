@@ -46,11 +46,11 @@ public struct MetricsMiddleware: Middleware {
                     requestBytes: requestBytes, responseBytes: response.body.count, failure: nil))
             return response
         } catch {
+            let failure = HTTPError.mapping(error, endpoint: context.endpoint)
             record(
                 RequestMetrics(
-                    endpoint: context.endpoint, status: (error as? HTTPError)?.status,
-                    duration: ContinuousClock.now - start, requestBytes: requestBytes, responseBytes: 0,
-                    failure: (error as? HTTPError)?.kind ?? .transportFailed))
+                    endpoint: context.endpoint, status: failure.status, duration: ContinuousClock.now - start,
+                    requestBytes: requestBytes, responseBytes: 0, failure: failure.kind))
             throw error
         }
     }

@@ -40,7 +40,7 @@ public struct MiddlewareContext: Sendable {
     public let deadline: ContinuousClock.Instant
 
     /// `METHOD /path`, how errors and logs name the endpoint.
-    public var endpoint: String { "\(method.rawValue) \(path)" }
+    public let endpoint: String
 
     /// A context from its parts.
     public init(
@@ -51,5 +51,6 @@ public struct MiddlewareContext: Sendable {
         self.isIdempotent = isIdempotent
         self.timeout = timeout
         self.deadline = deadline
+        endpoint = "\(method.rawValue) \(path)"
     }
 }

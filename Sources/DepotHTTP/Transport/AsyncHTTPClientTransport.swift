@@ -84,9 +84,7 @@
             do {
                 bytes = try await response.body.collect(upTo: maximumBodySize)
             } catch is NIOTooManyBytesError {
-                throw HTTPError(
-                    .responseTooLarge, endpoint: "", detail: "the body exceeds \(maximumBodySize) bytes",
-                    status: Int(response.status.code))
+                throw HTTPError.responseTooLarge(limit: maximumBodySize, status: Int(response.status.code))
             }
             var fields = HeaderFields()
             for (name, value) in response.headers { fields.add(name, value) }

@@ -103,6 +103,8 @@ public final class StubTransport: Transport {
 
     private func stub(_ method: HTTPMethod, _ path: String, _ responses: [Stub]) {
         precondition(!responses.isEmpty, "StubTransport.stub(\(method) \(path)) needs at least one response")
+        // The client adds the leading slash to an endpoint path that lacks one; so does the stub.
+        let path = path.hasPrefix("/") ? path : "/" + path
         state.withLock { state in
             state.routes.removeAll { $0.method == method && $0.path == path }
             state.routes.append(Route(method: method, path: path, stubs: responses))
@@ -140,9 +142,7 @@ public final class StubTransport: Transport {
         switch stub.outcome {
         case .response(let response):
             guard response.body.count <= maximumBodySize else {
-                throw HTTPError(
-                    .responseTooLarge, endpoint: "", detail: "the body exceeds \(maximumBodySize) bytes",
-                    status: response.status)
+                throw HTTPError.responseTooLarge(limit: maximumBodySize, status: response.status)
             }
             return response
         case .failure(let error):

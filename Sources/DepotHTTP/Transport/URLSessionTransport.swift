@@ -59,9 +59,7 @@ public final class URLSessionTransport: Transport {
             throw HTTPError(.invalidResponse, endpoint: "", detail: "URLSession returned a response without a status")
         }
         guard data.count <= maximumBodySize else {
-            throw HTTPError(
-                .responseTooLarge, endpoint: "", detail: "the body exceeds \(maximumBodySize) bytes",
-                status: response.statusCode)
+            throw HTTPError.responseTooLarge(limit: maximumBodySize, status: response.statusCode)
         }
         var headers = HeaderFields()
         for (name, value) in response.allHeaderFields {

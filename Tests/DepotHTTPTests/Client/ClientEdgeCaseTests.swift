@@ -1,0 +1,76 @@
+import DepotHTTP
+import Foundation
+import Testing
+
+@Suite("Client edge cases")
+struct ClientEdgeCaseTests {
+    @Test("AnyEndpoint<Data> hands back the raw body, not JSON-decoded bytes")
+    func anyEndpointData() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "/raw", .text("not json"))
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        #expect(try await client.send(AnyEndpoint<Data>(.get, "/raw")) == Data("not json".utf8))
+    }
+
+    @Test("a stub for a path without a leading slash matches the request the client builds")
+    func stubPathWithoutSlash() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "users/1", .text("ok"))
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        #expect(try await client.send(AnyEndpoint<String>(.get, "users/1", decoder: .text)) == "ok")
+    }
+
+    @Test("a base URL with a query is refused with an error naming it, before anything is sent")
+    func baseURLWithQuery() async throws {
+        let stub = StubTransport()
+        let client = APIClient(baseURL: try #require(URL(string: "https://api.test/v1?key=1")), transport: stub)
+        let error = await httpError { try await client.send(Call(.get, "/users")) }
+        #expect(error?.kind == .invalidRequest)
+        #expect(error?.detail.contains("https://api.test/v1?key=1 has a query or fragment") == true)
+        #expect(stub.requests.isEmpty)
+    }
+
+    @Test("a custom redacted header is hidden whatever the case of its name")
+    func redactionIgnoresCase() async throws {
+        let (logger, store) = CapturingLogHandler.logger()
+        var logging = LoggingMiddleware(logger: logger)
+        logging.redactedHeaders.insert("X-Api-Key")
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = APIClient(
+            baseURL: StubTransportTests.base, transport: stub,
+            configuration: .init(headers: ["x-api-key": "key-secret"], middleware: [logging]))
+        try await client.send(Call(.get, "/me"))
+        let text = store.lines.map(\.fullText).joined(separator: "\n")
+        #expect(!text.contains("key-secret"))
+        #expect(text.contains("x-api-key: <redacted>"))
+    }
+
+    @Test("the deadline covers middleware too: a token provider that hangs times out the call")
+    func deadlineCoversMiddleware() async throws {
+        let tokens = TokenProvider(
+            token: {
+                try await Task.sleep(for: .seconds(30))
+                return "late"
+            }, refresh: { _ in "t2" })
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = APIClient(
+            baseURL: StubTransportTests.base, transport: stub,
+            configuration: .init(timeout: .milliseconds(200), middleware: [TokenAuthentication(tokens)]))
+        let start = ContinuousClock.now
+        let error = await httpError { try await client.send(Call(.get, "/me")) }
+        #expect(error?.kind == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(stub.requests.isEmpty)
+    }
+
+    @Test("a timeout too large for nanoseconds is taken as never, not a crash")
+    func hugeTimeout() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .text("ok"))
+        let client = APIClient(
+            baseURL: StubTransportTests.base, transport: stub, configuration: .init(timeout: .seconds(Int64.max)))
+        #expect(try await client.send(AnyEndpoint<String>(.get, "/me", decoder: .text)) == "ok")
+    }
+}
