@@ -92,7 +92,7 @@ enum PostgresOperations {
 
     /// Runs a statement returning one integer (a `COUNT(*)`).
     static func count(
-        _ statement: SQLStatement, table: TableDescription, on connection: PostgresConnection
+        _ statement: SQLStatement, on connection: PostgresConnection
     ) async throws -> Int {
         let rows = try await connection.query(query(statement), logger: logger)
         var count = 0

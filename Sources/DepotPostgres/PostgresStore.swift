@@ -273,7 +273,7 @@ public final class PostgresStore: Store {
             guard try await self.prepareTable(query.table, on: connection, create: false) != .missing else {
                 return 0
             }
-            return try await PostgresOperations.count(statement, table: query.table, on: connection)
+            return try await PostgresOperations.count(statement, on: connection)
         }
     }
 

@@ -21,9 +21,10 @@ final class PostgresWriter: StoreWriter {
     @discardableResult
     func end() -> (touched: Set<String>, created: Set<TableDescription>) { books.end() }
 
+    /// Whether `table` exists (created when `create`); its errors arrive as ``DepotError``s.
     private func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
         if books.hasCreated(table) { return true }
-        switch try await store.prepareTable(table, on: connection, create: create) {
+        switch try await mapped({ try await store.prepareTable(table, on: connection, create: create) }) {
         case .exists: return true
         case .created:
             books.created(table)
@@ -49,16 +50,16 @@ final class PostgresWriter: StoreWriter {
         try query.validate()
         guard try await ready(query.table, create: false) else { return 0 }
         return try await mapped {
-            try await PostgresOperations.count(store.renderer.count(query), table: query.table, on: connection)
+            try await PostgresOperations.count(store.renderer.count(query), on: connection)
         }
     }
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
         try books.checkActive()
-        for column in rows.columns { _ = try table.requireColumn(column) }
-        if rows.count == 0 || (mode == .update && rows.columns.allSatisfy(table.primaryKey.contains)) { return }
-        try Self.rejectNUL(rows, table: table)
-        _ = try await mapped { try await ready(table, create: true) }
+        let keyPositions = try table.keyPositions(inWrite: rows.columns)
+        if table.writeChangesNothing(rows, mode: mode) { return }
+        try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
+        _ = try await ready(table, create: true)
         let plan = store.renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0
@@ -90,15 +91,14 @@ final class PostgresWriter: StoreWriter {
 
     /// PostgreSQL text cannot hold U+0000 (SQLite can): such a value fails here, naming the row
     /// and column, before anything of the batch is sent.
-    static func rejectNUL(_ rows: RowBatch, table: TableDescription) throws {
+    static func rejectNUL(_ rows: RowBatch, table: TableDescription, keyPositions: [Int]) throws {
         let width = rows.columns.count
         for (position, name) in rows.columns.enumerated() {
             var index = position
             while index < rows.values.count {
                 if case .text(let text) = rows.values[index], text.utf8.contains(0) {
                     let row = rows.row(index / width)
-                    let key = table.primaryKey.compactMap { rows.columns.firstIndex(of: $0) }
-                        .map { row[row.startIndex + $0] }
+                    let key = keyPositions.map { row[row.startIndex + $0] }
                     throw DepotError(
                         .constraintViolation,
                         "\(table.name) row \(TableDescription.describeKey(key)): column \(name) holds a NUL "
@@ -119,7 +119,7 @@ final class PostgresWriter: StoreWriter {
                 SQLStatement(
                     sql: "WITH removed AS (\(statement.sql) RETURNING 1) SELECT COUNT(*) FROM removed",
                     arguments: statement.arguments),
-                table: table, on: connection)
+                on: connection)
         }
         if removed > 0 { books.touched(table.name) }
         return removed

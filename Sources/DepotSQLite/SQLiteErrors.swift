@@ -21,24 +21,30 @@ enum SQLiteErrors {
         return DepotError(.storage, "cannot open the SQLite database at '\(path)'", underlying: error)
     }
 
-    /// Any error from a read or transaction: Depot errors pass through, others are wrapped.
+    /// Any error from a read, a write or a transaction: Depot errors pass through; SQLite's own
+    /// (through GRDB or Depot's statement runner alike) become ``DepotError``s.
     static func map(_ error: any Error, path: String) -> any Error {
         if error is DepotError || error is CancellationError { return error }
+        let code: Int32
+        let message: String
         if let failure = error as? DatabaseError {
-            switch failure.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return DepotError(
-                    .storage, "the database '\(path)' stayed busy (locked by another writer)", underlying: error)
-            case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return DepotError(
-                    .storage, "SQLite could not use '\(path)': \(failure.message ?? "\(failure.resultCode)")",
-                    underlying: error)
-            default:
-                return DepotError(
-                    .storage, "SQLite failed: \(failure.message ?? "\(failure.resultCode)")", underlying: error)
-            }
+            code = failure.resultCode.primaryResultCode.rawValue
+            message = failure.message ?? "\(failure.resultCode)"
+        } else if let failure = error as? SQLiteFailure {
+            code = failure.code
+            message = failure.message
+        } else {
+            return error
         }
-        return error
+        switch code {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return DepotError(
+                .storage, "the database '\(path)' stayed busy (locked by another writer)", underlying: error)
+        case SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB:
+            return DepotError(.storage, "SQLite could not use '\(path)': \(message)", underlying: error)
+        default:
+            return DepotError(.storage, "SQLite failed: \(message)", underlying: error)
+        }
     }
 
     /// A failure while writing the row with primary key `key` of `table`.

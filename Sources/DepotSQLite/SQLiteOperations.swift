@@ -28,7 +28,7 @@ enum SQLiteOperations {
     }
 
     /// Runs a rendered `SELECT COUNT(*)`.
-    static func count(_ statement: SQLStatement, table: TableDescription, db: Database) throws -> Int {
+    static func count(_ statement: SQLStatement, db: Database) throws -> Int {
         let prepared = try db.cachedStatement(sql: statement.sql)
         let runner = SQLiteStatementRunner(prepared, db)
         runner.reset()
@@ -39,11 +39,12 @@ enum SQLiteOperations {
     }
 
     /// Writes a batch with one prepared statement, bound and stepped once per row.
-    static func write(_ rows: RowBatch, sql: String, table: TableDescription, mode: WriteMode, db: Database) throws {
+    static func write(
+        _ rows: RowBatch, sql: String, table: TableDescription, keyPositions: [Int], db: Database
+    ) throws {
         let prepared = try db.cachedStatement(sql: sql)
         let runner = SQLiteStatementRunner(prepared, db)
         let width = rows.columns.count
-        let keyPositions = table.primaryKey.compactMap { rows.columns.firstIndex(of: $0) }
         defer { runner.reset() }
         for row in 0..<rows.count {
             runner.reset()

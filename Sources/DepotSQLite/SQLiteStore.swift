@@ -103,7 +103,7 @@ public final class SQLiteStore: Store {
         return try await read { db in
             guard try self.tableIsReady(query.table, in: db, create: false) else { return 0 }
             return try Self.emptyIfMissing(query.table, 0) {
-                try SQLiteOperations.count(statement, table: query.table, db: db)
+                try SQLiteOperations.count(statement, db: db)
             }
         }
     }
@@ -185,16 +185,17 @@ public final class SQLiteStore: Store {
                 }
                 guard keepGoing else { return }
                 try? await Task.sleep(for: SQLiteStore.externalChangePollInterval)
+                let known = last
                 let probe = try? await store.database.writeWithoutTransaction { db -> (Int, [String]) in
-                    // data_version on the writer connection changes only for other connections' commits.
+                    // data_version on the writer connection changes only for other connections' commits;
+                    // the table names are read only then.
                     let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                    guard let known, known != version else { return (version, []) }
                     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                     return (version, tables)
                 }
                 if let (version, tables) = probe {
-                    if let last, last != version {
-                        store.broadcaster.publish(StoreCommit(tables: Set(tables)))
-                    }
+                    if !tables.isEmpty { store.broadcaster.publish(StoreCommit(tables: Set(tables))) }
                     last = version
                 }
             }
@@ -211,8 +212,14 @@ public final class SQLiteStore: Store {
     }
 
     /// Runs `body` on the writer connection inside the open transaction.
+    /// Runs `body` on the writer connection; its errors arrive as ``DepotError``s, also inside a
+    /// transaction's closure.
     func onWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await database.writeWithoutTransaction(body)
+        do {
+            return try await database.writeWithoutTransaction(body)
+        } catch {
+            throw SQLiteErrors.map(error, path: path)
+        }
     }
 
     // MARK: - Tables

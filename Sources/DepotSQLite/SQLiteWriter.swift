@@ -46,18 +46,18 @@ final class SQLiteWriter: StoreWriter {
         let statement = store.renderer.count(query)
         return try await store.onWriter { db in
             guard try self.ready(query.table, db, create: false) else { return 0 }
-            return try SQLiteOperations.count(statement, table: query.table, db: db)
+            return try SQLiteOperations.count(statement, db: db)
         }
     }
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
         try books.checkActive()
-        for column in rows.columns { _ = try table.requireColumn(column) }
-        if mode == .update && rows.columns.allSatisfy(table.primaryKey.contains) { return }
+        let keyPositions = try table.keyPositions(inWrite: rows.columns)
+        if table.writeChangesNothing(rows, mode: mode) { return }
         let sql = store.renderer.insert(into: table, columns: rows.columns, mode: mode)
         try await store.onWriter { db in
             _ = try self.ready(table, db, create: true)
-            try SQLiteOperations.write(rows, sql: sql, table: table, mode: mode, db: db)
+            try SQLiteOperations.write(rows, sql: sql, table: table, keyPositions: keyPositions, db: db)
         }
         books.touched(table.name)
     }

@@ -24,6 +24,22 @@ extension StoreConformance {
             #expect(try await airports.find("AAAA") == nil)
             #expect(try await airports.find("ENGM")?.name == "Oslo Gardermoen Airport")
         },
+        ConformanceCase("a raw write batch without its key column fails, naming the column, and writes nothing") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            let table = TestAirport.schema.table
+            for mode in [WriteMode.insert, .upsert, .update] {
+                let error = await #expect(throws: DepotError.self) {
+                    try await store.transaction { writer in
+                        try await writer.write(
+                            RowBatch(columns: ["name"], values: [.text("Renamed")]), into: table, mode: mode)
+                    }
+                }
+                #expect(error?.kind == .missingColumns)
+                #expect(error?.message == "a write to airports lacks key column 'icao'")
+            }
+            #expect(try await airports.fetchAll() == TestAirport.sample.sorted { $0.icao < $1.icao })
+        },
         ConformanceCase("insert with a key twice in one batch fails and writes nothing") {
             (store: any Store) async throws in
             let airports = store.repository(TestAirport.self)

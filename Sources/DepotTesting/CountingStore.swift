@@ -14,6 +14,8 @@ public final class CountingStore: Store {
 
     /// Queries (`fetch`) run so far.
     public var fetchCount: Int { counters.withLock { $0.fetches } }
+    /// The counts run so far.
+    public var countCount: Int { counters.withLock { $0.counts } }
     /// Commit subscriptions currently live.
     public var liveSubscriptions: Int { counters.withLock { $0.subscriptions } }
 

@@ -94,15 +94,8 @@ struct InMemoryDatabase: Sendable {
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
         var table = tables[description.name] ?? Table(description: description)
         try Self.check(table.description, against: description)
+        let keyPositions = try description.keyPositions(inWrite: batch.columns)
         let positions = try batch.columns.map { try description.requireColumn($0) }
-        let keyPositions = try description.primaryKey.map { key -> Int in
-            guard let position = batch.columns.firstIndex(of: key) else {
-                throw DepotError(
-                    .missingColumns, "a write to \(description.name) lacks key column '\(key)'",
-                    table: description.name, column: key)
-            }
-            return position
-        }
         for rowIndex in 0..<batch.count {
             let values = batch.row(rowIndex)
             let key = keyPositions.map { values[values.startIndex + $0] }
@@ -199,6 +192,10 @@ final class InMemoryWriter: StoreWriter {
 
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
         try withActive { state in
+            if table.writeChangesNothing(rows, mode: mode) {
+                _ = try table.keyPositions(inWrite: rows.columns)  // still refuse a malformed batch
+                return
+            }
             var database = state.database
             try database.write(rows, into: table, mode: mode)
             state.database = database

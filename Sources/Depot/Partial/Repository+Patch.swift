@@ -94,9 +94,7 @@ extension Repository {
                 } else {
                     // Every key must be stored already: then an UPDATE of the assigned columns.
                     try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
-                    if batch.columns.count > table.primaryKey.count {
-                        try await writer.write(batch, into: table, mode: .update)
-                    }
+                    try await writer.write(batch, into: table, mode: .update)  // a key-only batch is a no-op
                 }
             }
         }

@@ -54,6 +54,29 @@ public struct TableDescription: Sendable, Hashable {
         return index
     }
 
+    /// Checks the columns of a write — each one known, every primary-key column present — and
+    /// returns the positions of the key columns in `columns`, in key order. Every store's writer
+    /// calls this before writing, so a batch without its key fails the same way everywhere.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` for an unknown column, `.missingColumns`
+    ///   for a missing key column.
+    public func keyPositions(inWrite columns: [String]) throws(DepotError) -> [Int] {
+        for column in columns { _ = try requireColumn(column) }
+        return try primaryKey.map { key throws(DepotError) -> Int in
+            guard let position = columns.firstIndex(of: key) else {
+                throw DepotError(
+                    .missingColumns, "a write to \(name) lacks key column '\(key)'", table: name, column: key)
+            }
+            return position
+        }
+    }
+
+    /// Whether writing `rows` in `mode` changes nothing: no rows, or an update that assigns only
+    /// key columns. Writers skip such a batch entirely (no statement, no table touched).
+    public func writeChangesNothing(_ rows: RowBatch, mode: WriteMode) -> Bool {
+        rows.count == 0 || (mode == .update && rows.columns.allSatisfy(primaryKey.contains))
+    }
+
     /// A key rendered for messages: `'ENGM'` or `('a', 2)`.
     public static func describeKey(_ key: [StoredValue]) -> String {
         let parts = key.map(describeKeyPart)

@@ -72,6 +72,9 @@ extension StoredValue: Hashable {
         case .decimal(let value): hasher.combine(value)
         case .text(let value):
             var text = value
+            // The length first: raw bytes carry no boundary, and composite keys ("ab", "c") and
+            // ("a", "bc") must not hash alike.
+            hasher.combine(text.utf8.count)
             text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .blob(let value): hasher.combine(value)
         case .date(let value): hasher.combine(value)

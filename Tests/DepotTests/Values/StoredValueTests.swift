@@ -12,6 +12,14 @@ struct StoredValueTests {
         #expect(StoredValue.integer(1) == .double(1))
     }
 
+    @Test("composite text keys that concatenate alike hash apart")
+    func compositeKeysHashApart() {
+        let left: [StoredValue] = [.text("ab"), .text("c")]
+        let right: [StoredValue] = [.text("a"), .text("bc")]
+        #expect(left != right)
+        #expect(left.hashValue != right.hashValue)
+    }
+
     @Test(
         "folding is full Unicode case folding after NFC",
         arguments: [
