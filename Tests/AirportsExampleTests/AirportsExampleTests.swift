@@ -5,10 +5,9 @@ import Foundation
 import Synchronization
 import Testing
 
+/// The shared store holding the bundled airports (read-only: the tests here change nothing).
 func importedStore() async throws -> SQLiteStore {
-    let store = try SQLiteStore.temporary()
-    try await store.repository(Airport.self).insert(bundledAirports)
-    return store
+    try await SharedServer.get().1
 }
 
 @Suite("Airports example", .timeLimit(.minutes(3)))

@@ -148,7 +148,7 @@ struct AirportsServerTests {
 
     @Test("PATCH of an unknown icao answers 404 and creates nothing")
     func patchUnknown() async throws {
-        try await withServer { server, store in
+        try await withReadOnlyServer { server, store in
             let answer = try await RawHTTP.patch(server, "ZZZZ", #"{"name": "Nowhere"}"#)
             #expect(answer.status == 404)
             #expect(answer.error == "no airport with icao 'ZZZZ'")

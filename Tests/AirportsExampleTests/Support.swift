@@ -9,11 +9,16 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A server over a fresh SQLite store holding the bundled airports; stopped after `body`.
-func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) async throws {
+/// A fresh SQLite store with the bundled airports imported, served on an ephemeral port.
+func servedImport() async throws -> (AirportsServer, SQLiteStore) {
     let store = try SQLiteStore.temporary()
     _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
-    let server = try await AirportsServer.start(store: store)
+    return (try await AirportsServer.start(store: store), store)
+}
+
+/// A server of its own for a test that changes data; stopped after `body`.
+func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) async throws {
+    let (server, store) = try await servedImport()
     try await withCleanup {
         try await body(server, store)
     } cleanup: {
@@ -24,11 +29,7 @@ func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) asyn
 /// One server over the bundled airports for the tests that change nothing (or must not): one
 /// import for all of them instead of one each (28,298 rows in a debug build keep a core busy).
 enum SharedServer {
-    private static let starting = Task { () throws -> (AirportsServer, SQLiteStore) in
-        let store = try SQLiteStore.temporary()
-        _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
-        return (try await AirportsServer.start(store: store), store)
-    }
+    private static let starting = Task { try await servedImport() }
 
     static func get() async throws -> (AirportsServer, SQLiteStore) { try await starting.value }
 }

@@ -7,7 +7,7 @@ import Testing
 /// A server of its own (stopping the shared one would fail every other test running meanwhile),
 /// started, stopped and started again with `.ci/postgres`.
 @Suite(
-    "PostgresStore reconnect", .enabled(if: PostgresTestServer.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    "PostgresStore reconnect", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(2)))
 struct PostgresReconnectTests {
     static let script = URL(fileURLWithPath: #filePath)

@@ -4,7 +4,7 @@ import DepotTesting
 import Testing
 
 @Suite(
-    "PostgresStore conformance", .enabled(if: PostgresTestServer.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    "PostgresStore conformance", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(3)))
 struct PostgresStoreConformanceTests {
     @Test("PostgreSQL store passes", arguments: StoreConformance.cases)

@@ -52,7 +52,7 @@ struct PostgresConfigurationTests {
 }
 
 @Suite(
-    "PostgresStore", .enabled(if: PostgresTestServer.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    "PostgresStore", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(3)))
 struct PostgresStoreTests {
     @Test("tables get native column types, NOT NULL, the primary key and a folded copy of each text column")

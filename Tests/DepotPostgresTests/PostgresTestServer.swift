@@ -10,27 +10,13 @@ import Testing
 ///
 /// Without it the PostgreSQL tests skip, and say so; under `CI=true` a missing server fails them.
 enum PostgresTestServer {
-    static let url = PostgresEnvironment.url
-    static let isCI = PostgresEnvironment.isCI
-
-    /// Whether the tests run: a server is configured, or CI requires one (and they then fail).
-    static var isConfigured: Bool { PostgresEnvironment.isConfigured }
-
-    /// A store on a new, empty schema of the test database; the schema is dropped by `cleanUp`.
-    static func makeStore(maximumConnections: Int = 4, connectTimeout: Duration = .seconds(10)) throws -> PostgresStore
-    {
+    /// A fresh store on a new, empty schema of the test database, given to `body`; the schema is
+    /// dropped afterwards, whatever happens.
+    static func withStore(_ body: (PostgresStore) async throws -> Void) async throws {
         var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         configuration.schema = PostgresEnvironment.scratchSchemaName()
-        configuration.maximumConnections = maximumConnections
-        configuration.connectTimeout = connectTimeout
-        return PostgresStore(configuration: configuration)
-    }
-
-    /// Runs `body` on a fresh store and drops its schema afterwards, whatever happens.
-    static func withStore(
-        maximumConnections: Int = 4, _ body: (PostgresStore) async throws -> Void
-    ) async throws {
-        let store = try makeStore(maximumConnections: maximumConnections)
+        configuration.maximumConnections = 4
+        let store = PostgresStore(configuration: configuration)
         try await withCleanup {
             try await body(store)
         } cleanup: {
@@ -43,7 +29,7 @@ enum PostgresTestServer {
 extension PostgresTestServer {
     /// Runs `sql` on its own connection (outside any store) in `schema`; every cell as text.
     static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {
-        let configuration = try PostgresStore.Configuration(url: try #require(url))
+        let configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         let connection = try await PostgresConnection.connect(
             on: PostgresClient.defaultEventLoopGroup.next(),
             configuration: PostgresConnection.Configuration(
