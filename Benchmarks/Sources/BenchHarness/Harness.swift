@@ -88,6 +88,12 @@ public struct BenchResult: Encodable {
     }
 }
 
+/// A benchmark that cannot run, and why.
+public struct BenchError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
+
 public enum BenchHarness {
     /// The middle value (upper middle for an even count).
     public static func median(_ values: [Double]) -> Double {
@@ -97,6 +103,31 @@ public enum BenchHarness {
 
     public static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    /// Milliseconds `work` takes (setup and cleanup belong outside it).
+    nonisolated(nonsending) public static func time(_ work: () async throws -> Void) async rethrows -> Double {
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await work()
+        return milliseconds(clock.now - started)
+    }
+
+    /// Runs every side once per round — one warm-up round, then `rounds` timed rounds — in an
+    /// order that rotates each round, so that no side always runs first (or right after another
+    /// side's cleanup). Returns each side's runs, warm-up dropped, in the order of `sides`.
+    nonisolated(nonsending) public static func interleave<Run>(
+        rounds: Int, _ sides: [() async throws -> Run]
+    ) async throws -> [[Run]] {
+        var runs = Array(repeating: [Run](), count: sides.count)
+        for round in 0...rounds {
+            for step in sides.indices {
+                let side = (step + round) % sides.count
+                let run = try await sides[side]()
+                if round > 0 { runs[side].append(run) }
+            }
+        }
+        return runs
     }
 
     /// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.

@@ -31,20 +31,29 @@ struct BenchAirport: Entity, Equatable {
 
 // MARK: - Data
 
-func loadRows(count: Int) throws -> [BenchAirport] {
+/// The bundled CSV's airports (RFC 4180: quoted fields, `""` for a quote inside one).
+func loadAirports() throws -> [BenchAirport] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     let csv = root.appendingPathComponent("Sources/AirportsExample/Resources/airports.csv")
     let text = try String(contentsOf: csv, encoding: .utf8)
     var base: [BenchAirport] = []
-    for line in text.split(separator: "\n").dropFirst() {
-        // The bundled file quotes every text field and never embeds commas in numbers.
+    for (number, line) in text.split(separator: "\n").dropFirst().enumerated() {
+        // The bundled file has no line breaks inside fields.
         var fields: [String] = []
         var current = ""
         var quoted = false
-        for character in line {
+        var characters = line.makeIterator()
+        var pending = characters.next()
+        while let character = pending {
+            pending = characters.next()
             if character == "\"" {
-                quoted.toggle()
+                if quoted, pending == "\"" {
+                    current.append("\"")
+                    pending = characters.next()
+                } else {
+                    quoted.toggle()
+                }
             } else if character == ",", !quoted {
                 fields.append(current)
                 current = ""
@@ -53,13 +62,20 @@ func loadRows(count: Int) throws -> [BenchAirport] {
             }
         }
         fields.append(current)
-        guard fields.count == 11 else { continue }
+        guard fields.count == 11 else {
+            throw BenchError(description: "airports.csv line \(number + 2): \(fields.count) fields, expected 11")
+        }
         base.append(
             BenchAirport(
                 icao: fields[0], iata: fields[1].isEmpty ? nil : fields[1], name: fields[2],
                 city: fields[3].isEmpty ? nil : fields[3], country: fields[5], elevation: Double(fields[6]) ?? 0,
                 latitude: Double(fields[7]) ?? 0, longitude: Double(fields[8]) ?? 0))
     }
+    return base
+}
+
+/// `count` rows: the airports, then copies with distinct keys (`ENGM_1`, …).
+func replicate(_ base: [BenchAirport], count: Int) -> [BenchAirport] {
     var rows: [BenchAirport] = []
     rows.reserveCapacity(count)
     var copy = 0
@@ -127,14 +143,21 @@ final class RawDatabase {
         }
     }
 
+    /// The rows in one transaction.
     func write(_ rows: [BenchAirport], upsert: Bool) {
+        execute("BEGIN IMMEDIATE")
+        writeRows(rows, upsert: upsert)
+        execute("COMMIT")
+    }
+
+    /// The rows through one prepared statement, inside the caller's transaction.
+    func writeRows(_ rows: [BenchAirport], upsert: Bool) {
         var sql =
             "INSERT INTO \"airports\" (\"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         if upsert {
             sql +=
                 " ON CONFLICT (\"icao\") DO UPDATE SET \"iata\" = excluded.\"iata\", \"name\" = excluded.\"name\", \"city\" = excluded.\"city\", \"country\" = excluded.\"country\", \"elevation\" = excluded.\"elevation\", \"lat\" = excluded.\"lat\", \"lon\" = excluded.\"lon\""
         }
-        execute("BEGIN IMMEDIATE")
         let statement = prepare(sql)
         for row in rows {
             Self.bind(statement, 1, row.icao)
@@ -149,7 +172,6 @@ final class RawDatabase {
             sqlite3_reset(statement)
         }
         sqlite3_finalize(statement)
-        execute("COMMIT")
     }
 
     static func text(_ statement: OpaquePointer?, _ index: Int32) -> String? {
@@ -201,42 +223,35 @@ func removeDatabase(_ path: String) {
 /// `--only NAME` runs the cases whose name contains NAME (for profiling one case).
 let onlyCase: String? = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 
-/// Runs subject and baseline alternately: one warm-up each, then `rounds` timed rounds.
-/// `prepare` builds a fresh database for a round; only `work` is timed.
+/// Runs subject and baseline alternately (BenchHarness.interleave): one warm-up round, then
+/// `rounds` timed rounds. `prepare` builds a fresh database for a round; only the work is timed.
 @MainActor
 func compare(
     _ name: String, n: Int, rounds: Int = 5,
-    subject: (String) async throws -> Void, subjectPrepare: (String) async throws -> Void = { _ in },
-    baseline: (String) -> Void, baselinePrepare: (String) -> Void = { _ in }
+    subject: @escaping (String) async throws -> Void,
+    subjectPrepare: @escaping (String) async throws -> Void = { _ in },
+    baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) -> Void = { _ in }
 ) async throws -> Result? {
     if let onlyCase, !name.contains(onlyCase) { return nil }
-    let clock = ContinuousClock()
-    var subjectTimes: [Double] = []
-    var baselineTimes: [Double] = []
-    for round in 0...rounds {
-        let subjectPath = scratchPath()
-        try await subjectPrepare(subjectPath)
-        let started = clock.now
-        try await subject(subjectPath)
-        let subjectTime = BenchHarness.milliseconds(clock.now - started)
-        removeDatabase(subjectPath)
-
-        let baselinePath = scratchPath()
-        baselinePrepare(baselinePath)
-        let baselineStarted = clock.now
-        baseline(baselinePath)
-        let baselineTime = BenchHarness.milliseconds(clock.now - baselineStarted)
-        removeDatabase(baselinePath)
-        if round > 0 {
-            subjectTimes.append(subjectTime)
-            baselineTimes.append(baselineTime)
-        }
-    }
-    let subjectMedian = BenchHarness.median(subjectTimes)
-    let baselineMedian = BenchHarness.median(baselineTimes)
+    let runs = try await BenchHarness.interleave(
+        rounds: rounds,
+        [
+            {
+                let path = scratchPath()
+                defer { removeDatabase(path) }
+                try await subjectPrepare(path)
+                return try await BenchHarness.time { try await subject(path) }
+            },
+            {
+                let path = scratchPath()
+                defer { removeDatabase(path) }
+                baselinePrepare(path)
+                return await BenchHarness.time { baseline(path) }
+            },
+        ])
     return Result(
-        case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: subjectMedian, baseline: "raw-c",
-        baselineMedianMilliseconds: baselineMedian)
+        case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: BenchHarness.median(runs[0]),
+        baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
 }
 
 extension Array where Element == Result {
@@ -267,8 +282,9 @@ struct DepotBench {
         }
 
         var results: [Result] = []
+        let airports = try loadAirports()
         for n in sizes {
-            let rows = try loadRows(count: n)
+            let rows = replicate(airports, count: n)
             let updated = rows.map { row -> BenchAirport in
                 var copy = row
                 copy.elevation += 1
@@ -360,11 +376,12 @@ struct DepotBench {
                     },
                     subjectPrepare: seedDepot,
                     baseline: { path in
+                        // One transaction, as Depot's replace: delete, then upsert the new rows.
                         let database = RawDatabase(path: path)
                         database.execute("BEGIN IMMEDIATE")
                         database.deleteCountry("NO")
+                        database.writeRows(norwegian, upsert: true)
                         database.execute("COMMIT")
-                        database.write(norwegian, upsert: true)
                     }, baselinePrepare: seedRaw))
             results.appendIfPresent(
                 try await compare(

@@ -165,74 +165,85 @@ struct PostgresCases {
 
     // MARK: Rounds
 
-    /// Subject and baseline alternately, each on a fresh schema: one warm-up, then `rounds`
-    /// timed rounds. `prepare` runs untimed (the Depot store is opened and its table created
-    /// there, as the raw side's table is).
-    func compare(
-        _ name: String, n: Int, baselineName: String, rounds: Int = 5,
-        subject: (PostgresStore) async throws -> Void, subjectPrepare: (PostgresStore) async throws -> Void,
-        baseline: (String) async throws -> Void, baselinePrepare: (String) async throws -> Void
-    ) async throws -> BenchResult? {
-        if let onlyCase, !name.contains(onlyCase) { return nil }
-        let clock = ContinuousClock()
-        var subjectTimes: [Double] = []
-        var baselineTimes: [Double] = []
-        for round in 0...rounds {
-            let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let store = store(schema)
-            try await subjectPrepare(store)
-            let started = clock.now
-            try await subject(store)
-            let subjectTime = BenchHarness.milliseconds(clock.now - started)
-            try await store.dropSchema()
-            await store.close()
+    /// A baseline: its name, its untimed preparation of a fresh raw table, and the timed work.
+    struct Baseline {
+        var name: String
+        var prepare: (String) async throws -> Void = { _ in }
+        var work: (String) async throws -> Void
+    }
 
-            let rawSchema = schema + "_raw"
-            try await createRawTable(rawSchema)
-            try await baselinePrepare(rawSchema)
-            let baselineStarted = clock.now
-            try await baseline(rawSchema)
-            let baselineTime = BenchHarness.milliseconds(clock.now - baselineStarted)
-            try await dropSchema(rawSchema)
-            if round > 0 {
-                subjectTimes.append(subjectTime)
-                baselineTimes.append(baselineTime)
+    /// The subject and each baseline in rotating order (BenchHarness.interleave), each on a fresh
+    /// schema: one warm-up round, then `rounds` timed rounds. Preparation is untimed on both sides
+    /// (the Depot store is opened and its table created there, as the raw side's table is). One
+    /// result per baseline, all against the same subject runs.
+    func compare(
+        _ name: String, n: Int, rounds: Int = 5,
+        subject: @escaping (PostgresStore) async throws -> Void,
+        subjectPrepare: @escaping (PostgresStore) async throws -> Void, baselines: [Baseline]
+    ) async throws -> [BenchResult] {
+        if let onlyCase, !name.contains(onlyCase) { return [] }
+        func scratchSchema() -> String {
+            "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        }
+        var sides: [() async throws -> Double] = [
+            {
+                let store = store(scratchSchema())
+                try await subjectPrepare(store)
+                let milliseconds = try await BenchHarness.time { try await subject(store) }
+                try await store.dropSchema()
+                await store.close()
+                return milliseconds
+            }
+        ]
+        for baseline in baselines {
+            sides.append {
+                let schema = scratchSchema()
+                try await createRawTable(schema)
+                try await baseline.prepare(schema)
+                let milliseconds = try await BenchHarness.time { try await baseline.work(schema) }
+                try await dropSchema(schema)
+                return milliseconds
             }
         }
-        return BenchResult(
-            case: name, backend: "postgres", n: n, subject: "depot",
-            medianMilliseconds: BenchHarness.median(subjectTimes), baseline: baselineName,
-            baselineMedianMilliseconds: BenchHarness.median(baselineTimes))
+        let runs = try await BenchHarness.interleave(rounds: rounds, sides)
+        let subjectMedian = BenchHarness.median(runs[0])
+        return zip(baselines, runs.dropFirst()).map { baseline, times in
+            BenchResult(
+                case: name, backend: "postgres", n: n, subject: "depot", medianMilliseconds: subjectMedian,
+                baseline: baseline.name, baselineMedianMilliseconds: BenchHarness.median(times))
+        }
     }
 
     func run(n: Int, rows: [BenchAirport], updated: [BenchAirport]) async throws -> [BenchResult] {
         var results: [BenchResult] = []
         let airports = { (store: PostgresStore) in store.repository(BenchAirport.self) }
-        // Opening the store and creating its table happen before the clock starts.
-        let open: (PostgresStore) async throws -> Void = { _ = try await airports($0).count() }
+        // Opening the store and creating its table happen before the clock starts (one row
+        // written and removed: a count alone would not create the table).
+        let open: (PostgresStore) async throws -> Void = { store in
+            guard let first = rows.first else { return }
+            try await airports(store).insert(first)
+            _ = try await airports(store).removeAll()
+        }
         let seed: (PostgresStore) async throws -> Void = { try await airports($0).insert(rows) }
         let seedRaw: (String) async throws -> Void = { try await unnestWrite(rows, schema: $0, upsert: false) }
 
-        results.appendIfPresent(
-            try await compare(
-                "pg insert", n: n, baselineName: "raw-unnest",
-                subject: { try await airports($0).insert(rows) }, subjectPrepare: open,
-                baseline: { try await unnestWrite(rows, schema: $0, upsert: false) }, baselinePrepare: { _ in }))
-        results.appendIfPresent(
-            try await compare(
-                "pg insert", n: n, baselineName: "copy",
-                subject: { try await airports($0).insert(rows) }, subjectPrepare: open,
-                baseline: { try await copy(rows, schema: $0) }, baselinePrepare: { _ in }))
-        results.appendIfPresent(
-            try await compare(
-                "pg upsert over existing", n: n, baselineName: "raw-unnest",
-                subject: { try await airports($0).upsert(updated) }, subjectPrepare: seed,
-                baseline: { try await unnestWrite(updated, schema: $0, upsert: true) }, baselinePrepare: seedRaw))
-        results.appendIfPresent(
-            try await compare(
-                "pg fetch all", n: n, baselineName: "raw-postgresnio",
-                subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
-                baseline: { _ = try await fetchAll(schema: $0) }, baselinePrepare: seedRaw))
+        results += try await compare(
+            "pg insert", n: n, subject: { try await airports($0).insert(rows) }, subjectPrepare: open,
+            baselines: [
+                Baseline(name: "raw-unnest") { try await unnestWrite(rows, schema: $0, upsert: false) },
+                Baseline(name: "copy") { try await copy(rows, schema: $0) },
+            ])
+        results += try await compare(
+            "pg upsert over existing", n: n, subject: { try await airports($0).upsert(updated) },
+            subjectPrepare: seed,
+            baselines: [
+                Baseline(name: "raw-unnest", prepare: seedRaw) {
+                    try await unnestWrite(updated, schema: $0, upsert: true)
+                }
+            ])
+        results += try await compare(
+            "pg fetch all", n: n, subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
+            baselines: [Baseline(name: "raw-postgresnio", prepare: seedRaw) { _ = try await fetchAll(schema: $0) }])
         return results
     }
 }

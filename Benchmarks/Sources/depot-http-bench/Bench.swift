@@ -36,10 +36,6 @@ func serve() async throws {
     try await app.runService()
 }
 
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// The server child process, stopped by its PID.
 struct ServerProcess {
     let process: Process
@@ -113,29 +109,19 @@ func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async
     return Run(milliseconds: BenchHarness.milliseconds(clock.now - started), latencies: latencies.sorted())
 }
 
-/// Runs subject and baseline alternately (the order flips each round): one warm-up round, then
+/// Runs subject and baseline alternately (BenchHarness.interleave): one warm-up round, then
 /// `rounds` timed rounds; every figure is the median over the timed rounds.
 func compare(
     _ name: String, backend: String, n: Int, concurrency: Int, rounds: Int,
     subject: @escaping @Sendable () async throws -> Void, baseline: @escaping @Sendable () async throws -> Void
 ) async throws -> BenchResult {
-    var subjectRuns: [Run] = []
-    var baselineRuns: [Run] = []
-    for round in 0...rounds {
-        let subjectRun: Run
-        let baselineRun: Run
-        if round.isMultiple(of: 2) {
-            subjectRun = try await measure(n: n, concurrency: concurrency, subject)
-            baselineRun = try await measure(n: n, concurrency: concurrency, baseline)
-        } else {
-            baselineRun = try await measure(n: n, concurrency: concurrency, baseline)
-            subjectRun = try await measure(n: n, concurrency: concurrency, subject)
-        }
-        if round > 0 {
-            subjectRuns.append(subjectRun)
-            baselineRuns.append(baselineRun)
-        }
-    }
+    let runs = try await BenchHarness.interleave(
+        rounds: rounds,
+        [
+            { try await measure(n: n, concurrency: concurrency, subject) },
+            { try await measure(n: n, concurrency: concurrency, baseline) },
+        ])
+    let (subjectRuns, baselineRuns) = (runs[0], runs[1])
     let subjectMedian = BenchHarness.median(subjectRuns.map(\.milliseconds))
     let baselineMedian = BenchHarness.median(baselineRuns.map(\.milliseconds))
     return BenchResult(
@@ -251,12 +237,10 @@ func micro() async throws {
     let request = try client.makeRequest(for: Ping())
     func time(_ label: String, _ body: () async throws -> Void) async rethrows {
         for _ in 0..<1000 { try await body() }
-        let clock = ContinuousClock()
-        let started = clock.now
-        for _ in 0..<n { try await body() }
-        let elapsed = clock.now - started
-        let micros = Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6
-        print(label.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%8.2f µs", micros / Double(n)))
+        let milliseconds = try await BenchHarness.time { for _ in 0..<n { try await body() } }
+        print(
+            label.padding(toLength: 40, withPad: " ", startingAt: 0)
+                + String(format: "%8.2f µs", milliseconds * 1000 / Double(n)))
     }
     stub.clearRequests()
     try await time("stub.send(request)") { _ = try await stub.send(request, maximumBodySize: 1 << 20) }
