@@ -36,15 +36,47 @@ enum PostgresOperations {
         for try await _ in rows {}
     }
 
-    /// `pg_notify(channel, current_schema, payload)`: delivered to listeners when the transaction
-    /// commits, as the connection's schema and `payload` joined by ``separator``.
-    static func notify(_ channel: String, payload: String, on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings(capacity: 2)
-        binds.append(channel)
-        binds.append(payload)
+    /// The channel commits are announced on.
+    static let channel = "depot_commits"
+
+    /// `depot_announce_commit()`: the statement-level trigger function every Depot table carries.
+    /// It notifies ``channel`` with `schema ␟ writer ␟ table`, where `writer` is the identity a
+    /// Depot store sets for its transaction (``markWriter(_:on:)``) and empty for anyone else
+    /// (`psql`, another program). PostgreSQL delivers it when the transaction commits, once per
+    /// distinct payload, and never for a rolled-back one.
+    static let announceFunction = """
+        CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger LANGUAGE plpgsql AS $$ \
+        BEGIN \
+        PERFORM pg_notify('\(channel)', TG_TABLE_SCHEMA || chr(31) \
+        || coalesce(current_setting('depot.writer', true), '') || chr(31) || TG_TABLE_NAME); \
+        RETURN NULL; \
+        END $$
+        """
+
+    /// Gives `table` the trigger that announces its commits, unless it has it already (a table
+    /// created by an older Depot or by hand). Safe against a concurrent store doing the same.
+    static func announceTrigger(for table: String) -> String {
+        let name = SQLDialect.postgres.quote(table)
+        let literal = name.replacingOccurrences(of: "'", with: "''")
+        return """
+            DO $$ BEGIN \
+            IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '\(literal)'::regclass \
+            AND tgname = '\(channel)') THEN \
+            CREATE TRIGGER \(channel) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(name) \
+            FOR EACH STATEMENT EXECUTE FUNCTION depot_announce_commit(); \
+            END IF; \
+            EXCEPTION WHEN duplicate_object THEN NULL; \
+            END $$
+            """
+    }
+
+    /// Names this connection's transaction as `identity`'s, so the announcements its writes cause
+    /// are recognised (and skipped) by the store that made them.
+    static func markWriter(_ identity: String, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(identity)
         try await run(
-            PostgresQuery(unsafeSQL: "SELECT pg_notify($1, current_schema() || chr(31) || $2)", binds: binds),
-            on: connection)
+            PostgresQuery(unsafeSQL: "SELECT set_config('depot.writer', $1, true)", binds: binds), on: connection)
     }
 
     /// Separates the fields of a `NOTIFY` payload (the ASCII unit separator).

@@ -26,7 +26,9 @@ import Synchronization
 /// Writes of many rows bind one array per column (`INSERT … SELECT * FROM UNNEST(…)`), thousands
 /// of rows per statement. Transactions run on one pooled connection; a store serializes its
 /// own transactions, as every Depot store does. Commits are announced to observers of this store
-/// and, through `NOTIFY`, of other stores on the same database (other processes included).
+/// and, through `LISTEN`/`NOTIFY`, to other stores on the same database: every Depot table carries
+/// a statement-level trigger (`depot_commits`) that announces its changes when they commit, so
+/// writes by other processes and by plain SQL sessions (`psql`) reach observers too.
 public final class PostgresStore: Store {
     /// Where and how to connect.
     public struct Configuration: Sendable {
@@ -109,7 +111,6 @@ public final class PostgresStore: Store {
     let listener = Mutex<Task<Void, Never>?>(nil)
     /// Whether the listener's `LISTEN` is in force.
     let listening = ListeningFlag()
-    static let channel = "depot_commits"
 
     /// Connects to the server `configuration` names. Connections open on first use; an
     /// unreachable server surfaces as a `.connection` error from the first operation.
@@ -240,6 +241,7 @@ public final class PostgresStore: Store {
                         "CREATE SCHEMA IF NOT EXISTS \(SQLDialect.postgres.quote(schema))", on: connection)
                 }
                 try await PostgresOperations.run(PostgresOperations.distanceFunction, on: connection)
+                try await PostgresOperations.run(PostgresOperations.announceFunction, on: connection)
                 try await PostgresOperations.run("COMMIT", on: connection)
             } catch {
                 try? await PostgresOperations.run("ROLLBACK", on: connection)
@@ -291,15 +293,10 @@ public final class PostgresStore: Store {
                 try await PostgresOperations.run("BEGIN", on: connection)
                 let writer = PostgresWriter(store: self, connection: connection)
                 do {
+                    // The tables' triggers announce the commit to other stores, naming this one.
+                    try await PostgresOperations.markWriter(self.identity, on: connection)
                     let result = try await body(writer)
                     let (touched, created) = writer.end()
-                    if !touched.isEmpty {
-                        try await PostgresOperations.notify(
-                            Self.channel,
-                            payload: self.identity + String(PostgresOperations.separator)
-                                + touched.sorted().joined(separator: ","),
-                            on: connection)
-                    }
                     try await PostgresOperations.run("COMMIT", on: connection)
                     return TransactionOutcome(value: result, touched: touched, created: created)
                 } catch {
@@ -352,16 +349,16 @@ public final class PostgresStore: Store {
     private static func listen(_ parts: ListenerParts) async throws {
         try await parts.client.withConnection { connection in
             let schema = try await PostgresOperations.currentSchema(on: connection)
-            try await connection.listen(on: Self.channel) { notifications in
+            try await connection.listen(on: PostgresOperations.channel) { notifications in
                 parts.flag.value.withLock { $0 = true }
                 defer { parts.flag.value.withLock { $0 = false } }
                 for try await notification in notifications {
-                    // schema, store identity, tables: commits to this schema by others.
+                    // schema, writing store (empty outside Depot), table: commits to this schema
+                    // by anyone but this store.
                     let fields = notification.payload.split(
                         separator: PostgresOperations.separator, maxSplits: 2, omittingEmptySubsequences: false)
                     guard fields.count == 3, fields[0] == schema, fields[1] != parts.identity else { continue }
-                    let tables = fields[2].split(separator: ",").map(String.init)
-                    parts.broadcaster.publish(StoreCommit(tables: Set(tables)))
+                    parts.broadcaster.publish(StoreCommit(tables: [String(fields[2])]))
                 }
             }
         }
@@ -391,11 +388,13 @@ public final class PostgresStore: Store {
         let stored = try await PostgresSchemaCheck.columns(of: table.name, on: connection)
         if !stored.isEmpty {
             try await PostgresSchemaCheck.verify(table, stored: stored, on: connection, dialect: renderer.dialect)
+            try await PostgresOperations.run(PostgresOperations.announceTrigger(for: table.name), on: connection)
             verifiedTables.withLock { _ = $0.insert(table) }
             return .exists
         }
         guard create else { return .missing }
         try await PostgresOperations.run(renderer.createTable(table), on: connection)
+        try await PostgresOperations.run(PostgresOperations.announceTrigger(for: table.name), on: connection)
         return .created
     }
 

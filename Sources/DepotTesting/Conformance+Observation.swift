@@ -99,50 +99,32 @@ extension StoreConformance {
         ConformanceCase("diffs applied to the previous result give the new one, over random writes") {
             (store: any Store) async throws in
             let airports = store.repository(TestAirport.self)
-            var random = SplitMix64(state: 20_261_121)
-            let stream = airports.changes(
-                where: \.elevation >= 0, orderBy: [.ascending(\.name), .descending(\.elevation)], limit: 25)
-            let progress = Progress()
-            let consumer = Task { () throws -> (checked: Int, last: [TestAirport]) in
-                var previous: [TestAirport] = []
-                var checked = 0
-                for try await change in stream {
-                    #expect(change.applied(to: previous) == change.result)
-                    #expect(Set(change.inserted).isDisjoint(with: change.moved.map(\.to)))
-                    previous = change.result
-                    checked += 1
-                    progress.advance()
-                    if previous.first?.name == "0stop" { return (checked, previous) }
-                }
-                return (checked, previous)
+            // Four queries (filtered, ordered several ways, limited or not), 300 random writes each.
+            let queries: [(filter: Filter<TestAirport>, order: [Ordering<TestAirport>], limit: Int?)] = [
+                (\.elevation >= 0, [.ascending(\.name), .descending(\.elevation)], 25),
+                (\.country == "X", [.descending(\.elevation), .ascending(\.icao)], nil),
+                (.all, [.ascending(\.icao)], 12),
+                (\.elevation < 5 || \.elevation > 100, [.ascending(\.name), .ascending(\.icao)], nil),
+            ]
+            for (round, query) in queries.enumerated() {
+                try await checkDiffs(
+                    of: airports, store: store, query: query, seed: 20_261_121 + UInt64(round), marker: "0stop\(round)")
             }
-            #expect(await eventually { progress.count >= 1 })
-            for step in 0..<300 {
-                if step % 5 == 0 { try await Task.sleep(for: .milliseconds(1)) }
-                let key = "K\(Int.random(in: 0..<40, using: &random))"
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0..<6:
-                    try await airports.upsert(
-                        TestAirport(
-                            icao: key, name: "n\(Int.random(in: 0..<15, using: &random))", country: "X",
-                            elevation: Double(Int.random(in: -3..<20, using: &random))))
-                case 6..<8:
-                    try await airports.remove(key)
-                default:
-                    let cut = Double(Int.random(in: 10..<25, using: &random))
-                    try await store.write { tx in
-                        let inner = tx.repository(TestAirport.self)
-                        try await inner.remove(where: \.elevation > cut)
-                        try await inner.upsert(TestAirport(icao: key + "b", name: "b", country: "Y", elevation: 1))
-                    }
-                }
-            }
-            try await airports.upsert(TestAirport(icao: "0000", name: "0stop", country: "Z", elevation: 0))
-            let (checked, last) = try await consumer.value
-            #expect(checked > 10)
-            let fresh = try await airports.fetch(
-                where: \.elevation >= 0, orderBy: [.ascending(\.name), .descending(\.elevation)], limit: 25)
-            #expect(last == fresh)
+        },
+        ConformanceCase("a domain-mapped repository observes models, with the entities' diffs") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let models = airports.mapped(by: AirportModelMapper())
+            var lists = models.observe(where: \.country == "DE", orderBy: [.ascending(\.icao)]).makeAsyncIterator()
+            var changes = models.changes(where: \.country == "DE", orderBy: [.ascending(\.icao)]).makeAsyncIterator()
+            #expect(try await lists.next()?.map(\.code) == ["EDDM", "EDXS"])
+            #expect(try await changes.next()?.inserted == [0, 1])
+            try await models.upsert(AirportModel(code: "EDDF", title: "Frankfurt", countryCode: "DE"))
+            #expect(try await lists.next()?.map(\.code) == ["EDDF", "EDDM", "EDXS"])
+            let change = try await changes.next()
+            #expect(change?.inserted == [0])
+            #expect(change?.result.first?.title == "Frankfurt")
         },
         ConformanceCase("debounce turns a burst of commits into few elements ending in the final state") {
             (store: any Store) async throws in
@@ -168,4 +150,63 @@ extension StoreConformance {
             #expect(seen.count < 50)
         },
     ]
+}
+
+/// Observes `query` with diffs while 300 random writes (upserts, removals, multi-statement
+/// transactions) land, checking each element against the one before; ends with a marker row that
+/// sorts first in every query, and compares the last element with a fresh fetch.
+private func checkDiffs(
+    of airports: Repository<TestAirport>, store: any Store,
+    query: (filter: Filter<TestAirport>, order: [Ordering<TestAirport>], limit: Int?),
+    seed: UInt64, marker: String
+) async throws {
+    var random = SplitMix64(state: seed)
+    let stream = airports.changes(where: query.filter, orderBy: query.order, limit: query.limit)
+    let progress = Progress()
+    let consumer = Task { () throws -> (checked: Int, last: [TestAirport]) in
+        var previous: [TestAirport] = []
+        var checked = 0
+        for try await change in stream {
+            #expect(change.applied(to: previous) == change.result, "seed \(seed)")
+            // Keyed, not positional: kept keys are never inserted or removed, updates really differ.
+            let before = Dictionary(uniqueKeysWithValues: previous.map { ($0.icao, $0) })
+            let after = Set(change.result.map(\.icao))
+            #expect(change.inserted.allSatisfy { before[change.result[$0].icao] == nil }, "seed \(seed)")
+            #expect(change.removed.allSatisfy { !after.contains(previous[$0].icao) }, "seed \(seed)")
+            #expect(change.updated.allSatisfy { before[change.result[$0].icao] != change.result[$0] }, "seed \(seed)")
+            #expect(Set(change.inserted).isDisjoint(with: change.moved.map(\.to)))
+            previous = change.result
+            checked += 1
+            progress.advance()
+            if previous.first?.name == marker { return (checked, previous) }
+        }
+        return (checked, previous)
+    }
+    #expect(await eventually { progress.count >= 1 })
+    for step in 0..<300 {
+        if step % 5 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let key = "K\(Int.random(in: 0..<40, using: &random))"
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<6:
+            try await airports.upsert(
+                TestAirport(
+                    icao: key, name: "n\(Int.random(in: 0..<15, using: &random))",
+                    country: Int.random(in: 0..<4, using: &random) == 0 ? "Y" : "X",
+                    elevation: Double(Int.random(in: -3..<20, using: &random))))
+        case 6..<8:
+            try await airports.remove(key)
+        default:
+            let cut = Double(Int.random(in: 10..<25, using: &random))
+            try await store.write { tx in
+                let inner = tx.repository(TestAirport.self)
+                try await inner.remove(where: \.elevation > cut)
+                try await inner.upsert(TestAirport(icao: key + "b", name: "b", country: "Y", elevation: 1))
+            }
+        }
+    }
+    try await airports.upsert(TestAirport(icao: "0000", name: marker, country: "X", elevation: 1000))
+    let (checked, last) = try await consumer.value
+    #expect(checked > 10, "seed \(seed)")
+    let fresh = try await airports.fetch(where: query.filter, orderBy: query.order, limit: query.limit)
+    #expect(last == fresh, "seed \(seed)")
 }

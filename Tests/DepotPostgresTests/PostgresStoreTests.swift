@@ -174,4 +174,53 @@ struct PostgresStoreTests {
             await other.close()
         }
     }
+
+    @Test("writes by a plain SQL session (not Depot) reach observers through the table's trigger")
+    func plainSessionWritesReachObservers() async throws {
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let norwegian = TestAirport.sample.filter { $0.country == "NO" }
+            var iterator = airports.observe(where: \.country == "NO", orderBy: [.ascending(\.icao)])
+                .makeAsyncIterator()
+            #expect(try await iterator.next()?.count == norwegian.count)
+            #expect(await store.waitUntilListening())
+
+            _ = try await PostgresTestServer.rawRows(
+                "UPDATE airports SET elevation = 4242 WHERE country = 'NO'", schema: schema)
+            let updated = try await iterator.next()
+            #expect(updated?.count == norwegian.count)
+            #expect(updated?.allSatisfy { $0.elevation == 4242 } == true)
+
+            _ = try await PostgresTestServer.rawRows("DELETE FROM airports WHERE country = 'NO'", schema: schema)
+            #expect(try await iterator.next()?.isEmpty == true)
+
+            // A rolled-back session announces nothing: the next element is the store's own commit.
+            let rolledBack = try? await PostgresTestServer.rawRows(
+                "DO $$ BEGIN UPDATE airports SET country = 'NO'; RAISE EXCEPTION 'roll back'; END $$", schema: schema)
+            #expect(rolledBack == nil)
+            try await airports.insert(norwegian[0])
+            #expect(try await iterator.next()?.map(\.icao) == [norwegian[0].icao])
+        }
+    }
+
+    @Test("a table without the announcing trigger (made by hand or an older Depot) gets it when verified")
+    func missingTriggerIsInstalled() async throws {
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            let triggers =
+                "SELECT count(*)::text FROM pg_trigger WHERE tgname = 'depot_commits' AND tgrelid = 'airports'::regclass"
+            #expect(try await PostgresTestServer.rawRows(triggers, schema: schema) == [["1"]])
+            _ = try await PostgresTestServer.rawRows("DROP TRIGGER depot_commits ON airports", schema: schema)
+            let reopened = PostgresStore(configuration: store.configuration)
+            try await withCleanup { () async throws in
+                #expect(try await reopened.repository(TestAirport.self).count() == TestAirport.sample.count)
+                #expect(try await PostgresTestServer.rawRows(triggers, schema: schema) == [["1"]])
+            } cleanup: {
+                await reopened.close()
+            }
+        }
+    }
 }

@@ -47,6 +47,37 @@ extension Repository {
     }
 }
 
+extension MappedRepository {
+    /// The live results of a query as domain models: ``Repository/observe(where:orderBy:limit:timing:)``
+    /// on the stored entities, each element mapped through the mapper.
+    ///
+    /// ```swift
+    /// let people = store.repository(PersonRow.self).mapped(by: PersonMapper())
+    /// for try await list in people.observe(where: \.city == "Oslo") { show(list) }  // [Person]
+    /// ```
+    public func observe(
+        where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
+        limit: Int? = nil, timing: ObservationTiming = .immediate
+    ) -> some AsyncSequence<[Mapper.Model], any Error> & Sendable {
+        let mapper = mapper
+        return base.observe(where: predicate, orderBy: ordering, limit: limit, timing: timing).map { @Sendable in
+            try $0.map(mapper.model)
+        }
+    }
+
+    /// Like ``observe(where:orderBy:limit:timing:)``, with each result's diff against the previous
+    /// element (see ``ResultChange``), computed on the stored entities' keys and values.
+    public func changes(
+        where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
+        limit: Int? = nil, timing: ObservationTiming = .immediate
+    ) -> some AsyncSequence<ResultChange<Mapper.Model>, any Error> & Sendable {
+        let mapper = mapper
+        return base.changes(where: predicate, orderBy: ordering, limit: limit, timing: timing).map { @Sendable in
+            try $0.map(mapper.model)
+        }
+    }
+}
+
 /// The live results of a query: an `AsyncSequence` of arrays (see `Repository.observe`).
 public struct QueryObservation<Root: Entity>: AsyncSequence, Sendable {
     public typealias Element = [Root]
@@ -187,10 +218,12 @@ final class ObservationState<Root: Entity>: Sendable {
             }
             signal.consume()
             let rows = try await hub.rows(for: query)
-            let change = ResultDiff.change(from: last, to: rows, result: try rows.map { try schema.decode($0.values) })
+            // Diffed on stored values first: an unchanged result is never decoded.
+            var change = ResultDiff.change(from: last, to: rows, result: [Root]())
             last = rows
             delivered.withLock { $0.rows = rows }
             if !change.isEmpty {
+                change.result = try rows.map { try schema.decode($0.values) }
                 delivered.withLock { $0.at = ContinuousClock.now }
                 return change
             }

@@ -30,6 +30,13 @@ public struct ResultChange<Element: Sendable>: Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && updated.isEmpty && moved.isEmpty }
 
+    /// The same change with each row of ``result`` transformed (e.g. entities into domain models);
+    /// the index sets are unchanged.
+    public func map<T: Sendable>(_ transform: (Element) throws -> T) rethrows -> ResultChange<T> {
+        ResultChange<T>(
+            result: try result.map(transform), inserted: inserted, removed: removed, updated: updated, moved: moved)
+    }
+
     /// Applies this change to the previous result, as a list UI would; the outcome equals ``result``.
     public func applied(to previous: [Element]) -> [Element] {
         let gone = Set(removed).union(moved.map(\.from))
