@@ -417,6 +417,7 @@ struct DepotBench {
                         }
                         .sorted { $0.1 < $1.1 }.prefix(5)
                     }, baselinePrepare: seedRaw))
+            results += try await ObservationCases.run(n: n, rows: rows)
             if let postgres {
                 results += try await postgres.run(n: n, rows: rows, updated: updated)
             }

@@ -3,7 +3,7 @@ import Synchronization
 /// The observers of one store: a single commit subscription fanned out to them, and one shared
 /// query per distinct query and commit generation, however many observers run it.
 final class ObservationHub: Sendable {
-    typealias Row = (key: [StoredValue], values: [StoredValue])
+    typealias Row = [StoredValue]
 
     private struct Shared {
         var generation: Int
@@ -18,6 +18,9 @@ final class ObservationHub: Sendable {
 
     let store: any Store
     private let state = Mutex(State())
+    /// One re-query at a time per store: however many observers wake, they use one core at most
+    /// for their queries, and the writer keeps the other (observers never starve the writer).
+    private let requeries = AsyncLock()
     private let listener: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     private static let registry = Mutex<[ObjectIdentifier: WeakHub]>([:])
@@ -94,9 +97,11 @@ final class ObservationHub: Sendable {
         let task = state.withLock { state -> Task<[Row], any Error> in
             let generation = state.generations[query.table.name, default: 0]
             if let shared = state.shared[query], shared.generation == generation { return shared.task }
-            let keyIndices = query.table.primaryKeyIndices
+            let requeries = requeries
             let task = Task { () throws -> [Row] in
-                try await store.fetch(query) { values -> Row in (keyIndices.map { values[$0] }, values) }
+                await requeries.lock()
+                defer { requeries.unlock() }
+                return try await store.fetch(query) { $0 }
             }
             state.shared[query] = Shared(generation: generation, task: task)
             return task

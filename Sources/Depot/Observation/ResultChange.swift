@@ -50,36 +50,81 @@ public struct ResultChange<Element: Sendable>: Sendable {
 
 /// Computes keyed diffs between two results.
 enum ResultDiff {
-    /// The change from `old` to `new`, rows identified by `key` and compared by `values`.
-    ///
-    /// O(n log n) in the result sizes: one pass to match keys, and a longest increasing
-    /// subsequence to keep the most rows in place and report the fewest moves.
-    static func change<Element>(
-        from old: [(key: [StoredValue], values: [StoredValue])],
-        to new: [(key: [StoredValue], values: [StoredValue])],
-        result: [Element]
-    ) -> ResultChange<Element> {
-        var oldIndex: [[StoredValue]: Int] = [:]
-        oldIndex.reserveCapacity(old.count)
-        for (index, row) in old.enumerated() { oldIndex[row.key] = index }
-        var newKeys: Set<[StoredValue]> = []
-        newKeys.reserveCapacity(new.count)
+    /// How the rows of a new result relate to the previous one.
+    struct Rows {
         var inserted: [Int] = []
+        var removed: [Int] = []
         var updated: [Int] = []
+        var moved: [(from: Int, to: Int)] = []
+        /// For each new row, the index of the previous row with its key (nil when inserted).
+        var sources: [Int?] = []
+
+        var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && updated.isEmpty && moved.isEmpty }
+
+        /// The change, with `result` as the new result.
+        func change<Element>(result: [Element]) -> ResultChange<Element> {
+            ResultChange(result: result, inserted: inserted, removed: removed, updated: updated, moved: moved)
+        }
+    }
+
+    /// The diff from `old` to `new`: rows are stored values, identified by the values at
+    /// `keyIndices` (the primary key) and compared whole.
+    ///
+    /// Rows that keep their key at both ends (the common case: one row changed in place) are
+    /// compared in one linear pass without hashing; only the middle where keys differ is matched by
+    /// hashed keys, and a longest increasing subsequence keeps the most rows in place there, so
+    /// the fewest moves are reported. O(n) for an update in place, O(n log n) at worst.
+    static func rows(from old: [[StoredValue]], to new: [[StoredValue]], keyIndices: [Int]) -> Rows {
+        func sameKey(_ a: [StoredValue], _ b: [StoredValue]) -> Bool {
+            for index in keyIndices where a[index] != b[index] { return false }
+            return true
+        }
+        var diff = Rows()
+        diff.sources = [Int?](repeating: nil, count: new.count)
+        var changed = [Bool](repeating: false, count: new.count)
+        // Equal rows have equal keys: one comparison for the (usual) unchanged row.
+        func matches(_ from: Int, _ to: Int) -> Bool {
+            if old[from] == new[to] { return true }
+            guard sameKey(old[from], new[to]) else { return false }
+            changed[to] = true
+            return true
+        }
+        let shorter = min(old.count, new.count)
+        var prefix = 0
+        while prefix < shorter, matches(prefix, prefix) {
+            diff.sources[prefix] = prefix
+            prefix += 1
+        }
+        var suffix = 0
+        while suffix < shorter - prefix, matches(old.count - 1 - suffix, new.count - 1 - suffix) {
+            diff.sources[new.count - 1 - suffix] = old.count - 1 - suffix
+            suffix += 1
+        }
+
+        // The middle: keys matched through a hash table.
+        let oldMiddle = prefix..<(old.count - suffix)
+        let newMiddle = prefix..<(new.count - suffix)
+        func key(_ row: [StoredValue]) -> [StoredValue] { keyIndices.map { row[$0] } }
+        var oldIndex: [[StoredValue]: Int] = [:]
+        oldIndex.reserveCapacity(oldMiddle.count)
+        for index in oldMiddle { oldIndex[key(old[index])] = index }
         var kept: [(old: Int, new: Int)] = []
-        for (index, row) in new.enumerated() {
-            newKeys.insert(row.key)
-            if let previous = oldIndex[row.key] {
+        var arrived = Set<Int>()
+        for index in newMiddle {
+            if let previous = oldIndex[key(new[index])] {
                 kept.append((previous, index))
-                if old[previous].values != row.values { updated.append(index) }
+                diff.sources[index] = previous
+                arrived.insert(previous)
+                changed[index] = old[previous] != new[index]
             } else {
-                inserted.append(index)
+                diff.inserted.append(index)
             }
         }
-        let removed = old.indices.filter { !newKeys.contains(old[$0].key) }
+        diff.removed = oldMiddle.filter { !arrived.contains($0) }
         let stay = Set(longestIncreasingSubsequence(kept.map(\.old)).map { kept[$0].new })
-        let moved = kept.filter { !stay.contains($0.new) }.map { (from: $0.old, to: $0.new) }
-        return ResultChange(result: result, inserted: inserted, removed: removed, updated: updated, moved: moved)
+        diff.moved = kept.filter { !stay.contains($0.new) }.map { (from: $0.old, to: $0.new) }
+        diff.updated = changed.indices.filter { changed[$0] }
+        return diff
     }
 
     /// Positions in `values` of one longest strictly increasing subsequence.

@@ -55,7 +55,15 @@ extension StoredValue: Hashable {
         case (.integer(let a), .double(let b)), (.double(let b), .integer(let a)):
             return Double(a) == b && Int64(exactly: b) == a
         case (.decimal(let a), .decimal(let b)): return a == b
-        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.text(var a), .text(var b)):
+            // Byte equality (not canonical equivalence), compared as contiguous UTF-8 in one memcmp.
+            guard a.utf8.count == b.utf8.count else { return false }
+            return a.withUTF8 { x in
+                b.withUTF8 { y in
+                    guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
+                    return memcmp(left, right, x.count) == 0
+                }
+            }
         case (.blob(let a), .blob(let b)): return a == b
         case (.date(let a), .date(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b
