@@ -419,3 +419,19 @@ struct TransactionOutcome<T: Sendable>: Sendable {
     var touched: Set<String>
     var created: Set<TableDescription>
 }
+
+extension PostgresStore: MigratableStore, SQLMigratableStore {
+    public func migrate(
+        _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationOutcome {
+        try await SQLMigrator.migrate(migrations, to: target, on: self, progress: progress)
+    }
+
+    public func appliedMigrations() async throws -> [AppliedMigration] {
+        try await SQLMigrator.applied(on: self)
+    }
+
+    package func schemaChanged() {
+        verifiedTables.withLock { $0.removeAll() }
+    }
+}

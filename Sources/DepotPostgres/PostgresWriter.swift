@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The writer of an open PostgreSQL transaction: every call runs on the transaction's connection.
 final class PostgresWriter: StoreWriter {
-    private let books = WriterBookkeeping()
+    let books = WriterBookkeeping()
     let store: PostgresStore
     let connection: PostgresConnection
 
@@ -144,11 +144,39 @@ final class PostgresWriter: StoreWriter {
         }
     }
 
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
             throw PostgresErrors.map(error, address: store.configuration.address)
         }
+    }
+}
+
+extension PostgresWriter: SQLMigrationSession {
+    var dialect: SQLDialect { .postgres }
+
+    func execute(_ statement: SQLStatement) async throws {
+        try books.checkActive()
+        try await mapped { try await PostgresOperations.run(PostgresOperations.query(statement), on: connection) }
+    }
+
+    func texts(_ statement: SQLStatement) async throws -> [[String?]] {
+        try books.checkActive()
+        return try await mapped {
+            var rows: [[String?]] = []
+            for try await row in try await connection.query(
+                PostgresOperations.query(statement), logger: PostgresOperations.logger)
+            {
+                rows.append(try row.map { cell in try cell.decode(String?.self) })
+            }
+            return rows
+        }
+    }
+
+    /// Migrations of one database take turns, across stores and processes, until this
+    /// transaction ends.
+    func lockForMigration() async throws {
+        try await execute(SQLStatement(sql: "SELECT pg_advisory_xact_lock(74118002)", arguments: []))
     }
 }

@@ -51,6 +51,11 @@ public enum SQLDialect: Sendable, Hashable {
         return table.columns.filter { $0.type == .text }.map { Self.foldedColumn($0.name) }
     }
 
+    /// The placeholder of parameter `index` (1-based): `?` on SQLite, `$index` on PostgreSQL.
+    public func placeholder(_ index: Int) -> String {
+        self == .sqlite ? "?" : "$\(index)"
+    }
+
     /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
     /// are doubled all the same.
     public func quote(_ identifier: String) -> String {

@@ -123,9 +123,7 @@ public struct SQLRenderer: Sendable {
         return SQLStatement(sql: sql, arguments: builder.values)
     }
 
-    func placeholder(_ index: Int) -> String {
-        dialect == .sqlite ? "?" : "$\(index)"
-    }
+    func placeholder(_ index: Int) -> String { dialect.placeholder(index) }
 
     // MARK: - Predicates
 

@@ -239,3 +239,19 @@ public final class SQLiteStore: Store {
         return true
     }
 }
+
+extension SQLiteStore: MigratableStore, SQLMigratableStore {
+    public func migrate(
+        _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationOutcome {
+        try await SQLMigrator.migrate(migrations, to: target, on: self, progress: progress)
+    }
+
+    public func appliedMigrations() async throws -> [AppliedMigration] {
+        try await SQLMigrator.applied(on: self)
+    }
+
+    package func schemaChanged() {
+        verifiedTables.withLock { $0.removeAll() }
+    }
+}

@@ -5,7 +5,7 @@ import GRDB
 /// The writer of an open SQLite transaction: every call runs on the writer connection, inside
 /// the transaction `SQLiteStore.transaction` began.
 final class SQLiteWriter: StoreWriter {
-    private let books = WriterBookkeeping()
+    let books = WriterBookkeeping()
     let store: SQLiteStore
 
     init(store: SQLiteStore) {
@@ -91,4 +91,34 @@ final class SQLiteWriter: StoreWriter {
             throw error
         }
     }
+}
+
+extension SQLiteWriter: SQLMigrationSession {
+    var dialect: SQLDialect { .sqlite }
+
+    func execute(_ statement: SQLStatement) async throws {
+        try books.checkActive()
+        let arguments = try SQLiteOperations.arguments(statement.arguments)
+        try await store.onWriter { db in try db.execute(sql: statement.sql, arguments: arguments) }
+    }
+
+    func texts(_ statement: SQLStatement) async throws -> [[String?]] {
+        try books.checkActive()
+        let arguments = try SQLiteOperations.arguments(statement.arguments)
+        return try await store.onWriter { db in
+            try Row.fetchAll(db, sql: statement.sql, arguments: arguments).map { row in
+                row.databaseValues.map { value -> String? in
+                    switch value.storage {
+                    case .null: nil
+                    case .int64(let number): String(number)
+                    case .double(let number): "\(number)"
+                    case .string(let text): text
+                    case .blob(let data): String(decoding: data, as: UTF8.self)
+                    }
+                }
+            }
+        }
+    }
+
+    func lockForMigration() async throws {}  // transactions are BEGIN IMMEDIATE: one writer at a time
 }

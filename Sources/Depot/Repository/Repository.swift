@@ -101,6 +101,9 @@ extension Store {
 public struct Transaction: Sendable {
     let writer: any StoreWriter
 
+    /// The transaction `writer` belongs to (for stores and migrations).
+    package init(writer: any StoreWriter) { self.writer = writer }
+
     /// The repository of `entity` inside this transaction; each of its calls is atomic on its own
     /// (a savepoint), and all commit together when the closure returns.
     public func repository<Root: Entity>(_ entity: Root.Type) -> Repository<Root> {

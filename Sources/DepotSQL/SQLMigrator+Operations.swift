@@ -1,0 +1,243 @@
+import Depot
+import Foundation
+
+extension SQLMigrator {
+    /// Carries out one operation inside the step's transaction.
+    static func apply(
+        _ operation: MigrationOperation, _ session: any SQLMigrationSession, _ writer: any StoreWriter
+    ) async throws {
+        let dialect = session.dialect
+        let q = dialect.quote
+        switch operation.action {
+        case .createTable(let table):
+            try await session.execute(SQLRenderer(dialect: dialect).createTable(table))
+        case .dropTable(let table):
+            try await session.execute("DROP TABLE \(q(table))")
+        case .renameTable(let from, let to):
+            try await session.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+        case .addColumn(let table, let column, let value):
+            if !column.isNullable && value == nil {
+                throw DepotError(
+                    .migration,
+                    "adding NOT NULL column '\(column.name)' to '\(table)' needs a default for existing rows",
+                    table: table, column: column.name)
+            }
+            var sql = "ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(dialect.typeName(column.type))"
+            if let value, !value.isNull { sql += " DEFAULT " + (try literal(value, dialect)) }
+            if !column.isNullable { sql += " NOT NULL" }
+            try await session.execute(sql)
+            if dialect == .postgres && column.type == .text {
+                var folded = "ALTER TABLE \(q(table)) ADD COLUMN \(q(SQLDialect.foldedColumn(column.name))) text"
+                if case .text(let text) = value {
+                    folded += " DEFAULT " + (try literal(.text(TextFolding.fold(text)), dialect))
+                }
+                try await session.execute(folded)
+            }
+        case .dropColumn(let table, let column):
+            try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
+            if dialect == .postgres {
+                try await session.execute(
+                    "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.foldedColumn(column)))")
+            }
+        case .renameColumn(let table, let from, let to):
+            try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
+            if dialect == .postgres, try await hasColumn(table, SQLDialect.foldedColumn(from), session) {
+                try await session.execute(
+                    "ALTER TABLE \(q(table)) RENAME COLUMN \(q(SQLDialect.foldedColumn(from))) TO "
+                        + q(SQLDialect.foldedColumn(to)))
+            }
+        case .alterColumn(let table, let column):
+            try await alterColumn(table, column, session)
+        case .createIndex(let index):
+            try await session.execute(
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(q(index.name)) ON \(q(index.table)) ("
+                    + index.columns.map(q).joined(separator: ", ") + ")")
+        case .dropIndex(let name):
+            try await session.execute("DROP INDEX \(q(name))")
+        case .sql(let sqlite, let postgres):
+            guard let text = dialect == .sqlite ? sqlite : postgres else {
+                throw DepotError(.migration, "the step has no SQL for \(dialect == .sqlite ? "SQLite" : "PostgreSQL")")
+            }
+            for statement in text.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                try await session.execute(String(statement))
+            }
+        case .data(_, let body):
+            try await body(Transaction(writer: writer))
+        }
+    }
+
+    /// A value as an SQL literal, for `DEFAULT` clauses (DDL takes no parameters).
+    static func literal(_ value: StoredValue, _ dialect: SQLDialect) throws -> String {
+        switch value {
+        case .null: return "NULL"
+        case .bool(let flag): return dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "true" : "false")
+        case .integer(let number): return String(number)
+        case .double(let number):
+            guard number.isFinite else { throw DepotError(.migration, "a default of \(number) cannot be stored") }
+            return "\(number)"
+        case .decimal(let number): return dialect == .sqlite ? "'\(number)'" : "\(number)"
+        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob, .date, .uuid:
+            throw DepotError(
+                .migration,
+                "a default of kind \(value.excerpt) is not supported in DDL; add the column as nullable "
+                    + "and fill it with a data step")
+        }
+    }
+
+    static func hasColumn(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws -> Bool {
+        try await columns(of: table, session).contains { $0.name == column }
+    }
+
+    /// The stored columns of `table`: name, declared type, NOT NULL, primary-key position (0: none).
+    static func columns(of table: String, _ session: any SQLMigrationSession) async throws
+        -> [(name: String, type: String, notNull: Bool, key: Int)]
+    {
+        let statement: SQLStatement
+        switch session.dialect {
+        case .sqlite:
+            statement = SQLStatement(
+                sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?) ORDER BY cid",
+                arguments: [.text(table)])
+        case .postgres:
+            statement = SQLStatement(
+                sql:
+                    "SELECT column_name::text, data_type::text, CASE WHEN is_nullable = 'NO' THEN '1' ELSE '0' END, '0' "
+                    + "FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 "
+                    + "ORDER BY ordinal_position", arguments: [.text(table)])
+        }
+        return try await session.texts(statement).map { row in
+            (row[0] ?? "", row[1] ?? "", row[2] == "1", Int(row[3] ?? "0") ?? 0)
+        }
+    }
+
+    /// Changes a column's type or nullability: `ALTER COLUMN` on PostgreSQL; on SQLite, which
+    /// cannot, the table is rebuilt (new table, copy, drop, rename, indexes recreated). Values
+    /// are checked first, so both engines refuse the same data with the same message.
+    static func alterColumn(
+        _ table: String, _ column: TableDescription.ColumnDescription, _ session: any SQLMigrationSession
+    ) async throws {
+        let dialect = session.dialect
+        let q = dialect.quote
+        let stored = try await columns(of: table, session)
+        guard stored.contains(where: { $0.name == column.name }) else {
+            throw DepotError(
+                .migration, "table '\(table)' has no column '\(column.name)'", table: table, column: column.name)
+        }
+        try await checkConvertible(table, column, session)
+        switch dialect {
+        case .postgres:
+            let type = dialect.typeName(column.type)
+            try await session.execute(
+                "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) TYPE \(type) USING \(q(column.name))::\(type)")
+            try await session.execute(
+                "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) \(column.isNullable ? "DROP" : "SET") NOT NULL")
+            let folded = SQLDialect.foldedColumn(column.name)
+            let hasFolded = stored.contains { $0.name == folded }
+            if column.type == .text && !hasFolded {
+                try await session.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(folded)) text")
+                try await refold(table, column.name, session)
+            } else if column.type != .text && hasFolded {
+                try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(folded))")
+            }
+        case .sqlite:
+            let indexes = try await session.texts(
+                SQLStatement(
+                    sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                    arguments: [.text(table)])
+            ).compactMap { $0.first ?? nil }
+            let rebuilt = table + "#rebuild"
+            var parts = stored.map { existing -> String in
+                if existing.name == column.name {
+                    return q(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
+                }
+                return q(existing.name) + " " + existing.type + (existing.notNull ? " NOT NULL" : "")
+            }
+            let key = stored.filter { $0.key > 0 }.sorted { $0.key < $1.key }.map { q($0.name) }
+            if !key.isEmpty { parts.append("PRIMARY KEY (" + key.joined(separator: ", ") + ")") }
+            try await session.execute("CREATE TABLE \(q(rebuilt)) (" + parts.joined(separator: ", ") + ")")
+            let names = stored.map { q($0.name) }.joined(separator: ", ")
+            let values = stored.map { existing in
+                existing.name == column.name ? sqliteCast(q(existing.name), to: column.type) : q(existing.name)
+            }.joined(separator: ", ")
+            try await session.execute("INSERT INTO \(q(rebuilt)) (\(names)) SELECT \(values) FROM \(q(table))")
+            try await session.execute("DROP TABLE \(q(table))")
+            try await session.execute("ALTER TABLE \(q(rebuilt)) RENAME TO \(q(table))")
+            for index in indexes { try await session.execute(index) }
+            let broken = try await session.texts(
+                SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check(?)", arguments: [.text(table)]))
+            if let count = broken.first?.first ?? nil, count != "0" {
+                throw DepotError(
+                    .migration, "rebuilding '\(table)' broke \(count) foreign key reference(s)", table: table)
+            }
+        }
+    }
+
+    static func sqliteCast(_ expression: String, to type: ColumnType) -> String {
+        switch type {
+        case .integer, .bool: "CAST(\(expression) AS INTEGER)"
+        case .double, .date: "CAST(\(expression) AS REAL)"
+        case .text, .decimal, .url, .json: "CAST(\(expression) AS TEXT)"
+        case .blob, .uuid: expression
+        }
+    }
+
+    /// Refuses values the new column cannot hold — NULLs for NOT NULL, text that is not a number
+    /// for a numeric type, a fractional number for an integer — naming the column and how many.
+    static func checkConvertible(
+        _ table: String, _ column: TableDescription.ColumnDescription, _ session: any SQLMigrationSession
+    ) async throws {
+        let q = session.dialect.quote
+        if !column.isNullable {
+            let nulls = try await session.texts(
+                SQLStatement(
+                    sql: "SELECT CAST(count(*) AS text) FROM \(q(table)) WHERE \(q(column.name)) IS NULL", arguments: []
+                ))
+            if let count = nulls.first?.first ?? nil, count != "0" {
+                throw DepotError(
+                    .migration,
+                    "column '\(column.name)' of '\(table)' cannot become NOT NULL: \(count) row(s) hold NULL",
+                    table: table, column: column.name)
+            }
+        }
+        guard column.type == .integer || column.type == .double else { return }
+        let values = try await session.texts(
+            SQLStatement(
+                sql: "SELECT CAST(\(q(column.name)) AS text) FROM \(q(table)) WHERE \(q(column.name)) IS NOT NULL",
+                arguments: []))
+        var bad = 0
+        var example: String?
+        for row in values {
+            guard let text = row[0] else { continue }
+            let fits =
+                column.type == .integer
+                ? (Int64(text) != nil || Double(text).map { $0.rounded() == $0 && abs($0) < 9.2e18 } == true)
+                : Double(text) != nil
+            if !fits {
+                bad += 1
+                example = example ?? text
+            }
+        }
+        if bad > 0 {
+            throw DepotError(
+                .migration,
+                "column '\(column.name)' of '\(table)' cannot become \(column.type.rawValue): \(bad) value(s) do not "
+                    + "convert (e.g. '\(example ?? "")')", table: table, column: column.name)
+        }
+    }
+
+    /// Fills PostgreSQL's folded copy of a text column, folded in Swift as every write does.
+    static func refold(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws {
+        let q = session.dialect.quote
+        let values = try await session.texts(
+            SQLStatement(
+                sql: "SELECT DISTINCT \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL", arguments: []))
+        for row in values {
+            guard let text = row[0] else { continue }
+            try await session.execute(
+                SQLStatement(
+                    sql: "UPDATE \(q(table)) SET \(q(SQLDialect.foldedColumn(column))) = $1 WHERE \(q(column)) = $2",
+                    arguments: [.text(TextFolding.fold(text)), .text(text)]))
+        }
+    }
+}

@@ -1,0 +1,290 @@
+import Depot
+import Synchronization
+import Testing
+
+/// Tests one migration step the way it will meet users' databases: a database at version `k`
+/// (built by the same steps), rows written there, then the step to `k + 1`.
+///
+/// ```swift
+/// let store = try SQLiteStore.temporary()
+/// try await MigrationHarness.step(appMigrations, to: 4, on: store) { tx in
+///     try await tx.repository(AirportV3.self).insert(samples)   // rows as version 3 stores them
+/// }
+/// #expect(try await store.repository(AirportV4.self).fetchAll() == expected)
+/// ```
+public enum MigrationHarness {
+    /// Migrates `store` to `version - 1`, runs `seed` in one transaction, then migrates to
+    /// `version`; returns what the last migration did.
+    @discardableResult
+    public static func step(
+        _ migrations: Migrations, to version: Int, on store: some MigratableStore,
+        seed: @escaping @Sendable (Transaction) async throws -> Void
+    ) async throws -> MigrationOutcome {
+        try await store.migrate(migrations, to: version - 1)
+        try await store.write { tx in try await seed(tx) }
+        return try await store.migrate(migrations, to: version)
+    }
+}
+
+// MARK: - The conformance cases
+
+/// One migration behaviour every migratable store must have. `open` gives a new store instance
+/// on the same fresh database each time it is called (the first is the store under test).
+public struct MigrationCase: Sendable, CustomStringConvertible {
+    public let name: String
+    let body: @Sendable (_ open: @Sendable () async throws -> any MigratableStore) async throws -> Void
+
+    init(
+        _ name: String,
+        _ body: @escaping @Sendable (_ open: @Sendable () async throws -> any MigratableStore) async throws -> Void
+    ) {
+        self.name = name
+        self.body = body
+    }
+
+    public var description: String { name }
+
+    /// Runs the case; `open` opens the same empty database anew on each call.
+    public func run(open: @escaping @Sendable () async throws -> any MigratableStore) async throws {
+        try await body(open)
+    }
+}
+
+struct PortV1: Entity, Equatable {
+    var code: String
+    var name: String
+    var elevation: Int
+
+    static let schema = Schema<PortV1>("ports", primaryKey: \.code) {
+        Column(\.code, "code")
+        Column(\.name, "name")
+        Column(\.elevation, "elevation")
+    }
+}
+
+struct PortV2: Entity, Equatable {
+    var code: String
+    var name: String
+    var elevation: Int
+    var country: String
+
+    static let schema = Schema<PortV2>("ports", primaryKey: \.code) {
+        Column(\.code, "code")
+        Column(\.name, "name")
+        Column(\.elevation, "elevation")
+        Column(\.country, "country")
+    }
+}
+
+/// After renaming the table and a column, and making elevation a nullable double.
+struct HarbourV5: Entity, Equatable {
+    var code: String
+    var title: String
+    var elevation: Double?
+    var country: String
+
+    static let schema = Schema<HarbourV5>("harbours", primaryKey: \.code) {
+        Column(\.code, "code")
+        Column(\.title, "title")
+        Column(\.elevation, "elevation")
+        Column(\.country, "country")
+    }
+}
+
+extension MigrationConformance {
+    static let createPorts = Migration("1 ports", [.createTable(PortV1.self)])
+    static let addCountry = Migration(
+        "2 country", [.addColumn("country", .text, to: "ports", default: .text("ZZ"))])
+    static let indexCountry = Migration(
+        "3 country index", [.createIndex("ports_country", on: "ports", columns: ["country", "code"])])
+    static let renames = Migration(
+        "4 harbours", [.renameTable("ports", to: "harbours"), .renameColumn("name", to: "title", in: "harbours")])
+    static let alter = Migration(
+        "5 elevation double", [.alterColumn("elevation", to: .double, nullable: true, in: "harbours")],
+        down: .operations([.alterColumn("elevation", to: .integer, nullable: false, in: "harbours")]))
+    static let all = Migrations([createPorts, addCountry, indexCountry, renames, alter])
+    static let oslo = PortV1(code: "ENGM", name: "Oslo", elevation: 681)
+    static let bergen = PortV1(code: "ENBR", name: "Bergen", elevation: 170)
+}
+
+/// The migration conformance suite: the same steps give the same database on every store.
+public enum MigrationConformance {
+    public static let cases: [MigrationCase] = [
+        MigrationCase("a new database reaches the latest version step by step, each recorded in the ledger") { open in
+            let store = try await open()
+            let seen = ProgressLog()
+            let outcome = try await store.migrate(all, progress: { seen.append($0) })
+            #expect(outcome == MigrationOutcome(from: 0, to: 5, steps: all.steps.map(\.name)))
+            #expect(seen.values.map(\.done) == [1, 2, 3, 4, 5] && seen.values.allSatisfy { $0.total == 5 })
+            let ledger = try await store.appliedMigrations()
+            #expect(ledger.map(\.version) == [1, 2, 3, 4, 5])
+            #expect(ledger.map(\.name) == all.steps.map(\.name))
+            #expect(ledger.map(\.checksum) == all.steps.map(\.checksum))
+            let harbours = store.repository(HarbourV5.self)
+            try await harbours.insert(HarbourV5(code: "ENGM", title: "Oslo", elevation: 204.5, country: "NO"))
+            #expect(try await harbours.find("ENGM")?.elevation == 204.5)
+            // Migrating again does nothing.
+            #expect(try await store.migrate(all).steps.isEmpty)
+        },
+        MigrationCase("a database at version k gets steps k+1…n, its rows carried through each") { open in
+            let store = try await open()
+            try await store.migrate(all, to: 1)
+            try await store.repository(PortV1.self).insert([oslo, bergen])
+            let outcome = try await store.migrate(all)
+            #expect(outcome.from == 1 && outcome.to == 5 && outcome.steps.count == 4)
+            let harbours = try await store.repository(HarbourV5.self).fetch(orderBy: [.ascending(\.code)])
+            #expect(
+                harbours == [
+                    HarbourV5(code: "ENBR", title: "Bergen", elevation: 170, country: "ZZ"),
+                    HarbourV5(code: "ENGM", title: "Oslo", elevation: 681, country: "ZZ"),
+                ])
+        },
+        MigrationCase("the per-step harness builds version k with rows, then applies step k+1") { open in
+            let store = try await open()
+            let outcome = try await MigrationHarness.step(all, to: 2, on: store) { tx in
+                try await tx.repository(PortV1.self).insert(oslo)
+            }
+            #expect(outcome.steps == ["2 country"])
+            #expect(try await store.repository(PortV2.self).find("ENGM")?.country == "ZZ")
+        },
+        MigrationCase("a step that throws leaves the previous version and names the step") { open in
+            let store = try await open()
+            let failing = Migration(
+                "2 country, then a failing data step",
+                [
+                    .addColumn("country", .text, to: "ports", default: .text("ZZ")),
+                    .data("fails") { _ in throw DepotError(.invalidQuery, "no luck") },
+                ])
+            try await store.migrate(all, to: 1)
+            try await store.repository(PortV1.self).insert(oslo)
+            let error = await #expect(throws: DepotError.self) {
+                try await store.migrate(Migrations([createPorts, failing]))
+            }
+            #expect(error?.kind == .migration)
+            #expect(error?.message.contains("step 2 '2 country, then a failing data step' failed") == true)
+            #expect(error?.message.contains("no luck") == true)
+            #expect(try await store.appliedMigrations().count == 1)
+            // The column was not added: the fixed step applies cleanly.
+            try await store.migrate(all, to: 2)
+            #expect(
+                try await store.repository(PortV2.self).fetchAll() == [
+                    PortV2(code: "ENGM", name: "Oslo", elevation: 681, country: "ZZ")
+                ])
+        },
+        MigrationCase("a database from a newer app (unknown steps in its ledger) is refused, unchanged") { open in
+            let store = try await open()
+            try await store.migrate(all, to: 3)
+            let error = await #expect(throws: DepotError.self) {
+                try await store.migrate(Migrations([createPorts, addCountry]))
+            }
+            #expect(error?.message.contains("newer than this app's 2") == true)
+            #expect(error?.message.contains("'3 country index'") == true)
+            #expect(try await store.appliedMigrations().count == 3)
+        },
+        MigrationCase("a step edited after it was applied is reported by its checksum") { open in
+            let store = try await open()
+            try await store.migrate(all, to: 2)
+            let edited = Migration("2 country", [.addColumn("country", .text, to: "ports", default: .text("XX"))])
+            let error = await #expect(throws: DepotError.self) {
+                try await store.migrate(Migrations([createPorts, edited]))
+            }
+            #expect(error?.message.contains("'2 country' changed after it was applied") == true)
+        },
+        MigrationCase("down reverts steps last first; up, down and up again give the same database") { open in
+            let store = try await open()
+            try await store.migrate(all, to: 1)
+            try await store.repository(PortV1.self).insert([oslo, bergen])
+            try await store.migrate(all)
+            let down = try await store.migrate(all, to: 1)
+            #expect(down.steps == ["5 elevation double", "4 harbours", "3 country index", "2 country"])
+            #expect(try await store.appliedMigrations().count == 1)
+            #expect(try await store.repository(PortV1.self).fetch(orderBy: [.ascending(\.code)]) == [bergen, oslo])
+            try await store.migrate(all)
+            #expect(try await store.repository(HarbourV5.self).count() == 2)
+            try await store.repository(HarbourV5.self).insert(
+                HarbourV5(code: "ESSA", title: "Arlanda", elevation: nil, country: "SE"))
+        },
+        MigrationCase("migrating below an irreversible step fails, naming it, and changes nothing") { open in
+            let store = try await open()
+            let steps = Migrations([
+                createPorts, Migration("2 drop", [.dropColumn("elevation", from: "ports")]),
+            ])
+            try await store.migrate(steps)
+            let error = await #expect(throws: DepotError.self) { try await store.migrate(steps, to: 0) }
+            #expect(error?.message.contains("step 2 '2 drop' is irreversible") == true)
+            #expect(try await store.appliedMigrations().count == 2)
+        },
+        MigrationCase("a column cannot become NOT NULL or numeric while values forbid it; nothing changes") { open in
+            let store = try await open()
+            try await store.migrate(all)
+            let harbours = store.repository(HarbourV5.self)
+            try await harbours.insert(HarbourV5(code: "ENGM", title: "Oslo", elevation: nil, country: "NO"))
+            let error = await #expect(throws: DepotError.self) { try await store.migrate(all, to: 4) }
+            #expect(error?.message.contains("cannot become NOT NULL: 1 row(s) hold NULL") == true)
+            #expect(try await store.appliedMigrations().count == 5)
+            try await harbours.upsert(HarbourV5(code: "ENGM", title: "Oslo", elevation: 204.5, country: "NO"))
+            let fraction = await #expect(throws: DepotError.self) { try await store.migrate(all, to: 4) }
+            #expect(fraction?.message.contains("cannot become integer: 1 value(s) do not convert") == true)
+            #expect(try await harbours.find("ENGM")?.elevation == 204.5)
+        },
+        MigrationCase("a unique composite index created by a step rejects duplicates") { open in
+            let store = try await open()
+            let steps = Migrations([
+                createPorts,
+                Migration(
+                    "2 unique name",
+                    [.createIndex("ports_name", on: "ports", columns: ["name", "elevation"], unique: true)]),
+            ])
+            try await store.migrate(steps)
+            let ports = store.repository(PortV1.self)
+            try await ports.insert(oslo)
+            let error = await #expect(throws: DepotError.self) {
+                try await ports.insert(PortV1(code: "XXXX", name: "Oslo", elevation: 681))
+            }
+            #expect(error?.kind == .constraintViolation)
+            try await ports.insert(PortV1(code: "YYYY", name: "Oslo", elevation: 1))
+        },
+        MigrationCase("raw SQL steps run the text of the store's dialect") { open in
+            let store = try await open()
+            let steps = Migrations([
+                createPorts,
+                Migration(
+                    "2 seed",
+                    [
+                        .sql(
+                            sqlite: "INSERT INTO ports (code, name, elevation) VALUES ('ENGM', 'Oslo', 681)",
+                            postgres:
+                                "INSERT INTO ports (code, name, \"name#folded\", elevation) VALUES ('ENGM', 'Oslo', 'oslo', 681)"
+                        )
+                    ]),
+            ])
+            try await store.migrate(steps)
+            #expect(try await store.repository(PortV1.self).fetchAll() == [oslo])
+        },
+        MigrationCase("two stores migrating one database at once apply each step exactly once") { open in
+            let first = try await open()
+            let second = try await open()
+            let counted = Migrations([
+                createPorts,
+                Migration(
+                    "2 seed once",
+                    [.data("insert Oslo") { tx in try await tx.repository(PortV1.self).insert(oslo) }],
+                    down: .irreversible),
+                addCountry,
+            ])
+            async let a = first.migrate(counted)
+            async let b = second.migrate(counted)
+            let (outcomeA, outcomeB) = try await (a, b)
+            #expect(outcomeA.steps.count + outcomeB.steps.count == 3)
+            #expect(try await first.appliedMigrations().count == 3)
+            #expect(try await second.repository(PortV2.self).count() == 1)
+        },
+    ]
+}
+
+/// Progress reports received, in order.
+final class ProgressLog: Sendable {
+    private let log = Mutex<[MigrationProgress]>([])
+    func append(_ progress: MigrationProgress) { log.withLock { $0.append(progress) } }
+    var values: [MigrationProgress] { log.withLock { $0 } }
+}

@@ -1,0 +1,17 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+@Suite("SQLiteStore migrations", .timeLimit(.minutes(2)))
+struct SQLiteMigrationTests {
+    @Test("SQLite file store passes the migration suite", arguments: MigrationConformance.cases)
+    func conformance(_ check: MigrationCase) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-migrations-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        try await check.run { try SQLiteStore(path: path) }
+    }
+}
