@@ -62,7 +62,9 @@ struct StubTransportTests {
         let error = await httpError { try await client.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) }
         #expect(error?.kind == .timedOut)
         #expect(error?.description == "GET /slow: timed out: no complete response within 100 ms")
-        #expect(try await client.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) == "fast")
+        // The next stubbed response is served (with a deadline a loaded CI machine cannot miss).
+        let patient = APIClient(baseURL: Self.base, transport: stub, configuration: .init(timeout: .seconds(30)))
+        #expect(try await patient.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) == "fast")
     }
 
     @Test("Cancelling the calling task surfaces as cancellation")
