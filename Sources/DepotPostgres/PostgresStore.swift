@@ -431,7 +431,18 @@ extension PostgresStore: MigratableStore, SQLMigratableStore {
         try await SQLMigrator.applied(on: self)
     }
 
+    public func checkSchema(of entities: [any Entity.Type]) async throws {
+        try await SQLMigrator.checkSchema(of: entities, on: self)
+    }
+
     package func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
+    }
+
+    package func verifyTable(_ table: TableDescription) async throws -> Bool {
+        try await prepare()
+        return try await withConnection { connection in
+            try await self.prepareTable(table, on: connection, create: false) != .missing
+        }
     }
 }

@@ -91,23 +91,23 @@ extension SQLMigrator {
 
     /// The stored columns of `table`: name, declared type, NOT NULL, primary-key position (0: none).
     static func columns(of table: String, _ session: any SQLMigrationSession) async throws
-        -> [(name: String, type: String, notNull: Bool, key: Int)]
+        -> [(name: String, type: String, notNull: Bool, key: Int, defaultSQL: String?)]
     {
         let statement: SQLStatement
         switch session.dialect {
         case .sqlite:
             statement = SQLStatement(
-                sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?) ORDER BY cid",
+                sql: "SELECT name, type, \"notnull\", pk, dflt_value FROM pragma_table_info(?) ORDER BY cid",
                 arguments: [.text(table)])
         case .postgres:
             statement = SQLStatement(
                 sql:
                     "SELECT column_name::text, data_type::text, CASE WHEN is_nullable = 'NO' THEN '1' ELSE '0' END, '0' "
                     + "FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 "
-                    + "ORDER BY ordinal_position", arguments: [.text(table)])
+                    + "ORDER BY ordinal_position", arguments: [.text(table)])  // (defaults: ALTER keeps them)
         }
         return try await session.texts(statement).map { row in
-            (row[0] ?? "", row[1] ?? "", row[2] == "1", Int(row[3] ?? "0") ?? 0)
+            (row[0] ?? "", row[1] ?? "", row[2] == "1", Int(row[3] ?? "0") ?? 0, row.count > 4 ? row[4] : nil)
         }
     }
 
@@ -151,7 +151,8 @@ extension SQLMigrator {
                 if existing.name == column.name {
                     return q(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
                 }
-                return q(existing.name) + " " + existing.type + (existing.notNull ? " NOT NULL" : "")
+                return q(existing.name) + " " + existing.type
+                    + (existing.defaultSQL.map { " DEFAULT " + $0 } ?? "") + (existing.notNull ? " NOT NULL" : "")
             }
             let key = stored.filter { $0.key > 0 }.sorted { $0.key < $1.key }.map { q($0.name) }
             if !key.isEmpty { parts.append("PRIMARY KEY (" + key.joined(separator: ", ") + ")") }

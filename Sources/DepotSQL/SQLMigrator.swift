@@ -18,6 +18,8 @@ package protocol SQLMigrationSession: StoreWriter {
 package protocol SQLMigratableStore: Store {
     /// Forgets which tables were checked: their shape may have changed.
     func schemaChanged()
+    /// Whether `table` exists; throws `.schemaMismatch` listing differences when it differs.
+    func verifyTable(_ table: TableDescription) async throws -> Bool
 }
 
 extension SQLMigrationSession {
@@ -61,6 +63,28 @@ package enum SQLMigrator {
             }
         }
         return MigrationOutcome(from: start, to: target, steps: done)
+    }
+
+    /// Checks every entity's table, gathering all differences into one error.
+    package static func checkSchema(of entities: [any Entity.Type], on store: some SQLMigratableStore) async throws {
+        func table<Root: Entity>(_ entity: Root.Type) -> TableDescription { Root.schema.table }
+        var problems: [String] = []
+        for entity in entities {
+            let description = table(entity)
+            do {
+                if try await !store.verifyTable(description) {
+                    problems.append("table '\(description.name)' of \(description.entityName) does not exist")
+                }
+            } catch let error as DepotError where error.kind == .schemaMismatch {
+                problems.append(error.message)
+            }
+        }
+        guard problems.isEmpty else {
+            throw DepotError(
+                .schemaMismatch,
+                "the database does not match the app's entities (\(problems.count) table(s)): "
+                    + problems.joined(separator: "; "))
+        }
     }
 
     package static func applied(on store: some Store) async throws -> [AppliedMigration] {

@@ -251,7 +251,15 @@ extension SQLiteStore: MigratableStore, SQLMigratableStore {
         try await SQLMigrator.applied(on: self)
     }
 
+    public func checkSchema(of entities: [any Entity.Type]) async throws {
+        try await SQLMigrator.checkSchema(of: entities, on: self)
+    }
+
     package func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
+    }
+
+    package func verifyTable(_ table: TableDescription) async throws -> Bool {
+        try await read { db in try self.tableIsReady(table, in: db, create: false) }
     }
 }

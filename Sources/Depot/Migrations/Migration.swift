@@ -143,6 +143,13 @@ public protocol MigratableStore: Store {
 
     /// The steps the database's ledger records, in order (empty for a new database).
     func appliedMigrations() async throws -> [AppliedMigration]
+
+    /// Compares the stored tables with the schemas of `entities` (tables, columns, types,
+    /// nullability, primary keys) and fails with one message listing every difference, entity by
+    /// entity. Call it after ``migrate(_:to:progress:)`` with the entities the app uses.
+    ///
+    /// - Throws: ``DepotError`` of kind ``DepotError/Kind/schemaMismatch``.
+    func checkSchema(of entities: [any Entity.Type]) async throws
 }
 
 extension MigratableStore {
