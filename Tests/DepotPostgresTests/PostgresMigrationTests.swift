@@ -11,6 +11,7 @@ struct PostgresMigrationTests {
     @Test("PostgreSQL store passes the migration suite", arguments: MigrationConformance.cases)
     func conformance(_ check: MigrationCase) async throws {
         try await PostgresTestServer.withStore { store in
+            #expect(try await store.appliedMigrations().isEmpty, "each case starts on a new schema")
             let opened = Mutex<[PostgresStore]>([])
             try await withCleanup {
                 let configuration = store.configuration
@@ -26,6 +27,9 @@ struct PostgresMigrationTests {
                     opened.withLock { $0.append(other) }
                     return other
                 }
+                // Whatever the case did, the ledger is numbered 1…n without gaps.
+                let versions = try await store.appliedMigrations().map(\.version)
+                #expect(versions == Array(versions.indices.map { $0 + 1 }))
             } cleanup: {
                 for other in opened.withLock({ $0 }) { await other.close() }
             }

@@ -12,6 +12,10 @@ struct SQLiteMigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
+        #expect(try await SQLiteStore(path: path).appliedMigrations().isEmpty, "each case starts on a new database")
         try await check.run { try SQLiteStore(path: path) }
+        // Whatever the case did, another instance reads back a ledger numbered 1…n without gaps.
+        let versions = try await SQLiteStore(path: path).appliedMigrations().map(\.version)
+        #expect(versions == Array(versions.indices.map { $0 + 1 }))
     }
 }
