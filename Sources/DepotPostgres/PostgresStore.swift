@@ -258,11 +258,9 @@ public final class PostgresStore: Store {
     ) async throws -> [Value] {
         try query.validate()
         try await prepare()
-        let statement = renderer.select(query)
         return try await withConnection(retryingClosed: true) { connection in
-            guard try await self.prepareTable(query.table, on: connection, create: false) != .missing else {
-                return []
-            }
+            guard let query = try await self.resolved(query, on: connection) else { return [] }
+            let statement = self.renderer.select(query)
             return try await PostgresOperations.fetch(statement, table: query.table, on: connection, decode: decode)
         }
     }
@@ -270,12 +268,9 @@ public final class PostgresStore: Store {
     public func count(_ query: SelectQuery) async throws -> Int {
         try query.validate()
         try await prepare()
-        let statement = renderer.count(query)
         return try await withConnection(retryingClosed: true) { connection in
-            guard try await self.prepareTable(query.table, on: connection, create: false) != .missing else {
-                return 0
-            }
-            return try await PostgresOperations.count(statement, on: connection)
+            guard let query = try await self.resolved(query, on: connection) else { return 0 }
+            return try await PostgresOperations.count(self.renderer.count(query), on: connection)
         }
     }
 
@@ -396,6 +391,18 @@ public final class PostgresStore: Store {
         try await PostgresOperations.run(renderer.createTable(table), on: connection)
         try await PostgresOperations.run(PostgresOperations.announceTrigger(for: table.name), on: connection)
         return .created
+    }
+
+    /// `query` ready to run: `nil` when its table does not exist; subqueries over tables that do
+    /// not exist answer as empty.
+    func resolved(_ query: SelectQuery, on connection: PostgresConnection) async throws -> SelectQuery? {
+        guard try await prepareTable(query.table, on: connection, create: false) != .missing else { return nil }
+        var missing: Set<String> = []
+        for table in query.tables.dropFirst()
+        where try await prepareTable(table, on: connection, create: false) == .missing {
+            missing.insert(table.name)
+        }
+        return query.replacingSubqueries(over: missing)
     }
 
     enum TableState {

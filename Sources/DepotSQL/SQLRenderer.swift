@@ -37,10 +37,20 @@ public struct SQLRenderer: Sendable {
     public func select(_ query: SelectQuery) -> SQLStatement {
         var builder = ArgumentList(dialect: dialect)
         let columns = query.table.columns.map { quote($0.name) }.joined(separator: ", ")
-        var sql = "SELECT \(columns) FROM \(quote(query.table.name))"
+        var source = quote(query.table.name)
+        var filter = ""
         if let predicate = query.predicate {
-            sql += " WHERE " + render(predicate, query.table, &builder)
+            filter = " WHERE " + render(predicate, query.table, &builder)
         }
+        if let group = query.limitPerGroup {
+            // Rows numbered within each group in the query's order; the outer query keeps the first.
+            let order = query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
+            source =
+                "(SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \(quote(group.column)) ORDER BY \(order)) "
+                + "AS depot_rank FROM \(source)\(filter)) AS grouped"
+            filter = " WHERE depot_rank <= \(group.limit)"
+        }
+        var sql = "SELECT \(columns) FROM \(source)\(filter)"
         if !query.ordering.isEmpty {
             sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
         }
@@ -50,6 +60,10 @@ public struct SQLRenderer: Sendable {
 
     /// The `SELECT COUNT(*)` of the rows `query` returns.
     public func count(_ query: SelectQuery) -> SQLStatement {
+        if query.limitPerGroup != nil {
+            let rows = select(query)
+            return SQLStatement(sql: "SELECT COUNT(*) FROM (\(rows.sql)) AS counted", arguments: rows.arguments)
+        }
         var builder = ArgumentList(dialect: dialect)
         var filter = ""
         if let predicate = query.predicate {
@@ -157,6 +171,14 @@ public struct SQLRenderer: Sendable {
             return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
         case .not(let inner):
             return "NOT (" + render(inner, table, &arguments) + ")"
+        case .isInSubquery(let column, let subquery):
+            let selected = quote(subquery.column)
+            var filter = "\(selected) IS NOT NULL"
+            if let predicate = subquery.predicate {
+                filter += " AND (" + render(predicate, subquery.table, &arguments) + ")"
+            }
+            return
+                "\(operand(column, table)) IN (SELECT \(selected) FROM \(quote(subquery.table.name)) WHERE \(filter))"
         }
     }
 

@@ -28,14 +28,27 @@ final class SQLiteWriter: StoreWriter {
         return true
     }
 
+    /// `query` ready to run in this transaction: `nil` when its table does not exist; subqueries
+    /// over tables that do not exist answer as empty.
+    private func resolved(_ query: SelectQuery, _ db: Database) throws -> SelectQuery? {
+        guard try ready(query.table, db, create: false) else { return nil }
+        return query.replacingSubqueries(over: try missingTables(query.tables.dropFirst(), db))
+    }
+
+    private func missingTables(_ tables: some Sequence<TableDescription>, _ db: Database) throws -> Set<String> {
+        var missing: Set<String> = []
+        for table in tables where try !ready(table, db, create: false) { missing.insert(table.name) }
+        return missing
+    }
+
     func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
         try books.checkActive()
         try query.validate()
-        let statement = store.renderer.select(query)
         return try await store.onWriter { db in
-            guard try self.ready(query.table, db, create: false) else { return [] }
+            guard let query = try self.resolved(query, db) else { return [] }
+            let statement = self.store.renderer.select(query)
             return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
         }
     }
@@ -43,10 +56,9 @@ final class SQLiteWriter: StoreWriter {
     func count(_ query: SelectQuery) async throws -> Int {
         try books.checkActive()
         try query.validate()
-        let statement = store.renderer.count(query)
         return try await store.onWriter { db in
-            guard try self.ready(query.table, db, create: false) else { return 0 }
-            return try SQLiteOperations.count(statement, db: db)
+            guard let query = try self.resolved(query, db) else { return 0 }
+            return try SQLiteOperations.count(self.store.renderer.count(query), db: db)
         }
     }
 
@@ -64,9 +76,11 @@ final class SQLiteWriter: StoreWriter {
 
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try books.checkActive()
-        let statement = store.renderer.delete(from: table, where: predicate)
         let removed = try await store.onWriter { db -> Int in
             guard try self.ready(table, db, create: false) else { return 0 }
+            let missing = try self.missingTables(predicate?.subqueryTables ?? [], db)
+            let statement = self.store.renderer.delete(
+                from: table, where: predicate?.replacingSubqueries(over: missing))
             try db.execute(sql: statement.sql, arguments: try SQLiteOperations.arguments(statement.arguments))
             return db.changesCount
         }

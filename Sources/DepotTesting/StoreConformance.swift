@@ -38,7 +38,7 @@ public enum StoreConformance {
     /// Every case of the suite.
     public static var cases: [ConformanceCase] {
         valueCases + writeCases + queryCases + transactionCases + mapperCases + partialCases
-            + observationCases
+            + observationCases + relationCases
     }
 }
 

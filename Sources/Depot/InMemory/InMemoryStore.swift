@@ -82,13 +82,18 @@ struct InMemoryDatabase: Sendable {
     func fetch<Value>(_ query: SelectQuery, decode: ([StoredValue]) throws -> Value) throws -> [Value] {
         try query.validate()
         let rows = try rows(of: query.table).values
-        return try QueryEvaluator(table: query.table).run(query, over: rows).map(decode)
+        return try evaluator(query.table).run(query, over: rows).map(decode)
     }
 
     func count(_ query: SelectQuery) throws -> Int {
         try query.validate()
         let rows = try rows(of: query.table).values
-        return try QueryEvaluator(table: query.table).run(query, over: rows).count
+        return try evaluator(query.table).run(query, over: rows).count
+    }
+
+    /// Evaluates queries over `table`, with subqueries reading this database's other tables.
+    func evaluator(_ table: TableDescription) -> QueryEvaluator {
+        QueryEvaluator(table: table) { try Array(self.rows(of: $0).values) }
     }
 
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
@@ -139,7 +144,7 @@ struct InMemoryDatabase: Sendable {
         try Self.check(table.description, against: description)
         let before = table.rows.count
         if let predicate {
-            let condition = try QueryEvaluator(table: description).condition(predicate)
+            let condition = try evaluator(description).condition(predicate)
             table.rows = table.rows.filter { condition($0.value) != true }
         } else {
             table.rows = [:]

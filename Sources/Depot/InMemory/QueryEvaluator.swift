@@ -3,9 +3,16 @@
 package struct QueryEvaluator: Sendable {
     package typealias Condition = @Sendable ([StoredValue]) -> Bool?
 
-    let table: TableDescription
+    package typealias TableRows = @Sendable (TableDescription) throws -> [[StoredValue]]
 
-    package init(table: TableDescription) { self.table = table }
+    let table: TableDescription
+    /// The rows of another table, for subqueries.
+    let rowsOf: TableRows
+
+    package init(table: TableDescription, rowsOf: @escaping TableRows = { _ in [] }) {
+        self.table = table
+        self.rowsOf = rowsOf
+    }
 
     private func index(_ column: String) throws -> Int {
         try table.requireColumn(column)
@@ -85,6 +92,22 @@ package struct QueryEvaluator: Sendable {
         case .not(let inner):
             let part = try condition(inner)
             return { row in part(row).map { !$0 } }
+        case .isInSubquery(let column, let subquery):
+            // Uncorrelated: the selected values are computed once, then each row is a lookup.
+            let index = try index(column)
+            let inner = QueryEvaluator(table: subquery.table, rowsOf: rowsOf)
+            let selected = try inner.table.requireColumn(subquery.column)
+            let matches = try subquery.predicate.map(inner.condition) ?? { _ in true }
+            var values: Set<StoredValue> = []
+            for row in try rowsOf(subquery.table) where !row[selected].isNull && matches(row) == true {
+                values.insert(row[selected])
+            }
+            let set = values
+            return { row in
+                let value = row[index]
+                if value.isNull { return set.isEmpty ? false : nil }
+                return set.contains(value)
+            }
         }
     }
 
@@ -143,6 +166,15 @@ package struct QueryEvaluator: Sendable {
         }
         let before = try areInIncreasingOrder(query.ordering)
         matched.sort(by: before)
+        if let group = query.limitPerGroup {
+            let column = try index(group.column)
+            var counts: [StoredValue: Int] = [:]
+            matched = matched.filter { row in
+                let seen = counts[row[column], default: 0]
+                counts[row[column]] = seen + 1
+                return seen < group.limit
+            }
+        }
         let start = min(query.offset ?? 0, matched.count)
         let end = query.limit.map { min(start + $0, matched.count) } ?? matched.count
         return Array(matched[start..<end])

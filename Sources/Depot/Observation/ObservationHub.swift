@@ -11,7 +11,7 @@ final class ObservationHub: Sendable {
     }
     private struct State {
         var generations: [String: Int] = [:]
-        var signals: [ObjectIdentifier: (table: String, signal: CommitSignal)] = [:]
+        var signals: [ObjectIdentifier: (tables: Set<String>, signal: CommitSignal)] = [:]
         var shared: [SelectQuery: Shared] = [:]
         var observers: [SelectQuery: Int] = [:]
     }
@@ -58,7 +58,7 @@ final class ObservationHub: Sendable {
     private func received(_ commit: StoreCommit) {
         let woken = state.withLock { state -> [CommitSignal] in
             for table in commit.tables { state.generations[table, default: 0] += 1 }
-            return state.signals.values.filter { commit.tables.contains($0.table) }.map(\.signal)
+            return state.signals.values.filter { !commit.tables.isDisjoint(with: $0.tables) }.map(\.signal)
         }
         for signal in woken { signal.bump() }
     }
@@ -71,7 +71,7 @@ final class ObservationHub: Sendable {
     /// Registers an observer of `query`; commits to its table wake `signal`.
     func register(_ signal: CommitSignal, for query: SelectQuery) {
         state.withLock { state in
-            state.signals[ObjectIdentifier(signal)] = (query.table.name, signal)
+            state.signals[ObjectIdentifier(signal)] = (Set(query.tables.map(\.name)), signal)
             state.observers[query, default: 0] += 1
         }
     }
@@ -95,7 +95,8 @@ final class ObservationHub: Sendable {
     func rows(for query: SelectQuery) async throws -> [Row] {
         let store = store
         let task = state.withLock { state -> Task<[Row], any Error> in
-            let generation = state.generations[query.table.name, default: 0]
+            // Any table the query reads (subqueries too) moves its generation.
+            let generation = query.tables.reduce(0) { $0 + state.generations[$1.name, default: 0] }
             if let shared = state.shared[query], shared.generation == generation { return shared.task }
             let requeries = requeries
             let task = Task { () throws -> [Row] in

@@ -90,11 +90,11 @@ extension Repository {
         try await context.atomically { writer in
             for (batch, lacking) in planned {
                 if lacking.isEmpty {
-                    try await writer.write(batch, into: table, mode: .upsert)
+                    try await write(batch, mode: .upsert, writer)
                 } else {
                     // Every key must be stored already: then an UPDATE of the assigned columns.
                     try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
-                    try await writer.write(batch, into: table, mode: .update)  // a key-only batch is a no-op
+                    try await write(batch, mode: .update, writer)  // a key-only batch is a no-op
                 }
             }
         }

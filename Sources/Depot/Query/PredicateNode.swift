@@ -18,12 +18,16 @@ public indirect enum PredicateNode: Sendable, Hashable {
     case not(PredicateNode)
     /// Always true or always false.
     case constant(Bool)
+    /// `column IN (SELECT subquery.column FROM subquery.table WHERE subquery.predicate)`: what
+    /// predicates across relations compile to. NULLs in the selected column never match, so
+    /// `NOT` of it is two-valued for a non-NULL `column`.
+    case isInSubquery(column: String, Subquery)
 
     /// The column names this predicate reads.
     public var columns: Set<String> {
         switch self {
         case .compare(let column, _, _), .isNull(let column), .isNotNull(let column), .isIn(let column, _),
-            .text(let column, _, _, _):
+            .text(let column, _, _, _), .isInSubquery(let column, _):
             return [column]
         case .and(let nodes), .or(let nodes):
             return nodes.reduce(into: []) { $0.formUnion($1.columns) }
@@ -32,6 +36,63 @@ public indirect enum PredicateNode: Sendable, Hashable {
         case .constant:
             return []
         }
+    }
+
+    /// The subqueries this predicate holds, outermost first (not those nested inside them).
+    public var subqueries: [Subquery] {
+        switch self {
+        case .isInSubquery(_, let subquery): [subquery]
+        case .and(let nodes), .or(let nodes): nodes.flatMap(\.subqueries)
+        case .not(let node): node.subqueries
+        default: []
+        }
+    }
+
+    /// Every table read by subqueries, at any depth.
+    public var subqueryTables: [TableDescription] {
+        subqueries.flatMap { [$0.table] + ($0.predicate?.subqueryTables ?? []) }
+    }
+
+    /// The predicate with subqueries over tables named in `missing` replaced by their answer:
+    /// a table that does not exist yet holds no rows, so `IN` it is false.
+    public func replacingSubqueries(over missing: Set<String>) -> PredicateNode {
+        guard !missing.isEmpty else { return self }
+        switch self {
+        case .isInSubquery(let column, var subquery):
+            if missing.contains(subquery.table.name) { return .constant(false) }
+            subquery.predicate = subquery.predicate?.replacingSubqueries(over: missing)
+            return .isInSubquery(column: column, subquery)
+        case .and(let nodes): return .and(nodes.map { $0.replacingSubqueries(over: missing) })
+        case .or(let nodes): return .or(nodes.map { $0.replacingSubqueries(over: missing) })
+        case .not(let node): return .not(node.replacingSubqueries(over: missing))
+        default: return self
+        }
+    }
+
+    /// Checks the columns of every subquery against its table.
+    func validateSubqueries() throws {
+        for subquery in subqueries {
+            _ = try subquery.table.requireColumn(subquery.column)
+            for name in subquery.predicate?.columns ?? [] { _ = try subquery.table.requireColumn(name) }
+            try subquery.predicate?.validateSubqueries()
+        }
+    }
+}
+
+/// The values of one column of the rows of a table that match a predicate: the right-hand side
+/// of ``PredicateNode/isInSubquery(column:_:)``.
+public struct Subquery: Sendable, Hashable {
+    /// The table read.
+    public var table: TableDescription
+    /// The column selected.
+    public var column: String
+    /// The rows selected; `nil` selects every row. NULL values of `column` are never selected.
+    public var predicate: PredicateNode?
+
+    public init(table: TableDescription, column: String, predicate: PredicateNode?) {
+        self.table = table
+        self.column = column
+        self.predicate = predicate
     }
 }
 

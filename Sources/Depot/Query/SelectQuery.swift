@@ -10,6 +10,9 @@ public struct SelectQuery: Sendable, Hashable {
     public var limit: Int?
     /// Rows skipped before the first returned.
     public var offset: Int?
+    /// At most this many rows per value of a column, the first in ``ordering`` (what a
+    /// per-parent limit on included rows compiles to); applied before ``offset`` and ``limit``.
+    public var limitPerGroup: GroupLimit?
 
     /// A query over `table`; the primary key is appended to `ordering` as the final tie-breaker.
     public init(
@@ -27,16 +30,54 @@ public struct SelectQuery: Sendable, Hashable {
         self.offset = offset
     }
 
+    /// Every table the query reads: its own, then those of its subqueries.
+    public var tables: [TableDescription] {
+        var seen: Set<String> = [table.name]
+        var result = [table]
+        for table in predicate?.subqueryTables ?? [] where seen.insert(table.name).inserted {
+            result.append(table)
+        }
+        return result
+    }
+
+    /// The query with subqueries over the tables named in `missing` answered as empty.
+    public func replacingSubqueries(over missing: Set<String>) -> SelectQuery {
+        var copy = self
+        copy.predicate = predicate?.replacingSubqueries(over: missing)
+        return copy
+    }
+
     /// Every column the query reads, checked against the table before it runs.
     public func validate() throws {
         var names = predicate?.columns ?? []
         for term in ordering { names.formUnion(term.columns) }
+        if let group = limitPerGroup {
+            names.insert(group.column)
+            if group.limit < 0 {
+                throw DepotError(
+                    .invalidQuery, "limit per group must not be negative (got \(group.limit))", table: table.name)
+            }
+        }
         for name in names { _ = try table.requireColumn(name) }
+        try predicate?.validateSubqueries()
         if let limit, limit < 0 {
             throw DepotError(.invalidQuery, "limit must not be negative (got \(limit))", table: table.name)
         }
         if let offset, offset < 0 {
             throw DepotError(.invalidQuery, "offset must not be negative (got \(offset))", table: table.name)
         }
+    }
+}
+
+/// At most ``limit`` rows for each value of ``column``, in the query's order.
+public struct GroupLimit: Sendable, Hashable {
+    /// The column whose values form the groups.
+    public var column: String
+    /// The most rows kept per group.
+    public var limit: Int
+
+    public init(column: String, limit: Int) {
+        self.column = column
+        self.limit = limit
     }
 }

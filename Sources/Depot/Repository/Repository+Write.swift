@@ -9,8 +9,7 @@ extension Repository {
     public func insert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .reject)
         guard batch.count > 0 else { return }
-        let table = try checkedSchema().table
-        try await context.atomically { writer in try await writer.write(batch, into: table, mode: .insert) }
+        try await context.atomically { writer in try await write(batch, mode: .insert, writer) }
     }
 
     /// Stores a new entity; fails if its key is already stored.
@@ -29,8 +28,7 @@ extension Repository {
     public func upsert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
         guard batch.count > 0 else { return }
-        let table = try checkedSchema().table
-        try await context.atomically { writer in try await writer.write(batch, into: table, mode: .upsert) }
+        try await context.atomically { writer in try await write(batch, mode: .upsert, writer) }
     }
 
     /// Inserts `entity` or replaces the stored one with the same primary key.
@@ -46,9 +44,8 @@ extension Repository {
     /// ```
     @discardableResult
     public func remove(where predicate: Filter<Root>) async throws -> Int {
-        let table = try checkedSchema().table
         let node = predicate.node
-        return try await context.atomically { writer in try await writer.delete(from: table, where: node) }
+        return try await context.atomically { writer in try await delete(where: node, writer) }
     }
 
     /// Removes the entity with primary key `key`; returns whether one was stored.
@@ -66,16 +63,14 @@ extension Repository {
     }
 
     func remove(keyValues: [StoredValue]) async throws -> Bool {
-        let table = try checkedSchema().table
         let node = try keyPredicate(keyValues)
-        return try await context.atomically { writer in try await writer.delete(from: table, where: node) } > 0
+        return try await context.atomically { writer in try await delete(where: node, writer) } > 0
     }
 
     /// Removes every entity; returns how many were removed.
     @discardableResult
     public func removeAll() async throws -> Int {
-        let table = try checkedSchema().table
-        return try await context.atomically { writer in try await writer.delete(from: table, where: nil) }
+        try await context.atomically { writer in try await delete(where: nil, writer) }
     }
 
     /// Removes the entities matching `predicate` and stores `entities`, in one transaction.
@@ -89,11 +84,18 @@ extension Repository {
     /// ```
     public func replace(where predicate: Filter<Root>, with entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
-        let table = try checkedSchema().table
-        let node = predicate.node
-        try await context.atomically { writer in
-            _ = try await writer.delete(from: table, where: node)
-            if batch.count > 0 { try await writer.write(batch, into: table, mode: .upsert) }
+        let schema = try checkedSchema()
+        var node = predicate.node
+        let keyIndices = schema.primaryKeyIndices
+        if !RelationDescriptor.dependents(of: EntityType(Root.self)).isEmpty, keyIndices.count == 1, batch.count > 0 {
+            // Rows that stay (their key is in the new set) are updated, not removed: delete rules
+            // apply only to the rows that go.
+            let keys = (0..<batch.count).map { batch.values[$0 * batch.columns.count + keyIndices[0]] }
+            node = .and([node, .not(.isIn(column: schema.columns[keyIndices[0]].name, keys))])
+        }
+        try await context.atomically { [node] writer in
+            _ = try await delete(where: node, writer)
+            if batch.count > 0 { try await write(batch, mode: .upsert, writer) }
         }
     }
 

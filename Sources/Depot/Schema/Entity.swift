@@ -25,4 +25,8 @@
 public protocol Entity: Sendable {
     /// The table, columns and primary key of this entity.
     static var schema: Schema<Self> { get }
+
+    /// The relations of this entity: its ``ToOne`` keys and the ``ToMany``/``ManyToMany``
+    /// relations other entities' keys point back through. Empty unless declared.
+    static var relations: [any Relation<Self>] { get }
 }

@@ -1,0 +1,145 @@
+/// Referential integrity, applied by Depot through the store's own reads and writes, so that
+/// every store enforces the same rules with the same errors.
+enum Integrity {
+    /// Throws unless every non-NULL value `batch` holds for a key in `keys` names a stored row of
+    /// the key's parent table (or, for a key to its own table, a row of the batch).
+    static func checkReferences(_ batch: RowBatch, keys: [ForeignKey], _ writer: any StoreWriter) async throws {
+        let width = batch.columns.count
+        for key in keys {
+            guard let position = batch.columns.firstIndex(of: key.column) else { continue }
+            var firstRow: [StoredValue: Int] = [:]
+            for row in 0..<batch.count {
+                let value = batch.values[row * width + position]
+                if !value.isNull && firstRow[value] == nil { firstRow[value] = row }
+            }
+            guard !firstRow.isEmpty else { continue }
+            let parent = key.parentTable
+            let parentKey = parent.primaryKeyIndices[0]
+            var found = Set(
+                try await writer.fetch(
+                    SelectQuery(table: parent, predicate: .isIn(column: key.parentColumn, Array(firstRow.keys)))
+                ) { $0[parentKey] })
+            if parent.name == key.childTable.name, let keyPosition = batch.columns.firstIndex(of: key.parentColumn) {
+                for row in 0..<batch.count { found.insert(batch.values[row * width + keyPosition]) }
+            }
+            let missing = firstRow.filter { !found.contains($0.key) }.sorted { $0.value < $1.value }
+            guard let (value, row) = missing.first else { continue }
+            let rowKey = key.childTable.primaryKey.compactMap { name in
+                batch.columns.firstIndex(of: name).map { batch.values[row * width + $0] }
+            }
+            let others = missing.count > 1 ? " (\(missing.count) values name no row)" : ""
+            throw DepotError(
+                .constraintViolation,
+                "\(key.childTable.name) row \(TableDescription.describeKey(rowKey)): \(key.column) "
+                    + "\(TableDescription.describeKey([value])) names no \(key.parent.name) "
+                    + "(relation \(key.name))\(others)",
+                table: key.childTable.name, column: key.column)
+        }
+    }
+
+    /// Removes the rows of `table` matching `predicate`, first applying the delete rules of the
+    /// keys that reference them; returns how many rows of `table` were removed.
+    static func delete(
+        from table: TableDescription, entity: EntityType, where predicate: PredicateNode?,
+        _ writer: any StoreWriter
+    ) async throws -> Int {
+        try await delete(from: table, entity: entity, where: predicate, writer, removing: RemovalSet())
+    }
+
+    /// Keys already being removed per table, so cycles (a self-referencing cascade) end.
+    final class RemovalSet: @unchecked Sendable {
+        // Used by one task at a time: the recursion below awaits each step in turn.
+        var keys: [String: Set<StoredValue>] = [:]
+    }
+
+    private static func delete(
+        from table: TableDescription, entity: EntityType, where predicate: PredicateNode?,
+        _ writer: any StoreWriter, removing: RemovalSet
+    ) async throws -> Int {
+        let dependents = RelationDescriptor.dependents(of: entity)
+        guard !dependents.isEmpty, table.primaryKey.count == 1 else {
+            return try await writer.delete(from: table, where: predicate)
+        }
+        let keyColumn = table.primaryKey[0]
+        let keyIndex = table.primaryKeyIndices[0]
+        let matched = try await writer.fetch(SelectQuery(table: table, predicate: predicate)) { $0[keyIndex] }
+        var seen = removing.keys[table.name, default: []]
+        let keys = matched.filter { seen.insert($0).inserted }
+        removing.keys[table.name] = seen
+        guard !keys.isEmpty else { return 0 }
+
+        for key in dependents where key.rule == .deny {
+            try await refuse(key, keys: keys, parent: entity, writer)
+        }
+        for key in dependents {
+            let referencing = PredicateNode.isIn(column: key.column, keys)
+            switch key.rule {
+            case .deny, .noAction:
+                continue
+            case .cascade:
+                _ = try await delete(
+                    from: key.childTable, entity: key.child, where: referencing, writer, removing: removing)
+            case .nullify:
+                let child = key.childTable
+                let keyIndices = child.primaryKeyIndices
+                let rows = try await writer.fetch(SelectQuery(table: child, predicate: referencing)) { row in
+                    keyIndices.map { row[$0] }
+                }
+                var values: [StoredValue] = []
+                values.reserveCapacity(rows.count * (keyIndices.count + 1))
+                for row in rows { values += row + [.null] }
+                try await writer.write(
+                    RowBatch(columns: child.primaryKey + [key.column], values: values), into: child, mode: .update)
+            }
+        }
+        return try await writer.delete(from: table, where: .isIn(column: keyColumn, keys))
+    }
+
+    /// Throws if any row references `keys` through `key` (whose rule is deny), naming them.
+    private static func refuse(
+        _ key: ForeignKey, keys: [StoredValue], parent: EntityType, _ writer: any StoreWriter
+    ) async throws {
+        let child = key.childTable
+        let referencing = PredicateNode.isIn(column: key.column, keys)
+        let keyIndices = child.primaryKeyIndices
+        let shown = 5
+        let offending = try await writer.fetch(SelectQuery(table: child, predicate: referencing, limit: shown)) {
+            row in TableDescription.describeKey(keyIndices.map { row[$0] })
+        }
+        guard !offending.isEmpty else { return }
+        let total =
+            offending.count < shown
+            ? offending.count
+            : try await writer.count(
+                SelectQuery(table: child, predicate: referencing))
+        let more = total > offending.count ? ", …" : ""
+        throw DepotError(
+            .constraintViolation,
+            "cannot remove \(parent.name) rows: \(total) \(key.child.name) row(s) reference them through "
+                + "\(key.name) (onDelete: .deny): \(offending.joined(separator: ", "))\(more)",
+            table: child.name, column: key.column)
+    }
+}
+
+extension Repository {
+    /// `Root`'s relations, checked.
+    func checkedRelations() throws -> [RelationDescriptor] {
+        if let error = RelationDescriptor.validationError(of: Root.self) { throw error }
+        return Root.relations.map(\.descriptor)
+    }
+
+    /// Writes `batch`, after checking the foreign keys it carries.
+    func write(_ batch: RowBatch, mode: WriteMode, _ writer: any StoreWriter) async throws {
+        let table = try checkedSchema().table
+        let keys = try checkedRelations().filter { $0.kind == .toOne }.map(\.foreignKey)
+        if !keys.isEmpty { try await Integrity.checkReferences(batch, keys: keys, writer) }
+        try await writer.write(batch, into: table, mode: mode)
+    }
+
+    /// Removes the rows matching `predicate` (all when `nil`), applying delete rules.
+    func delete(where predicate: PredicateNode?, _ writer: any StoreWriter) async throws -> Int {
+        let table = try checkedSchema().table
+        _ = try checkedRelations()
+        return try await Integrity.delete(from: table, entity: EntityType(Root.self), where: predicate, writer)
+    }
+}

@@ -1,0 +1,51 @@
+import Depot
+import DepotSQL
+import DepotTesting
+import Testing
+
+/// The SQL that predicates across relations and per-parent include limits compile to.
+@Suite("Relation SQL golden SQL")
+struct RelationSQLGoldenTests {
+    let sqlite = SQLRenderer(dialect: .sqlite)
+    let postgres = SQLRenderer(dialect: .postgres)
+
+    @Test("a to-one match and a to-many none are uncorrelated IN subqueries that skip NULL keys")
+    func subqueries() {
+        let european = SelectQuery(
+            table: RelAirport.schema.table, predicate: RelAirport.country.matches(\.continent == "EU").node)
+        let statement = sqlite.select(european)
+        #expect(
+            statement.sql
+                == "SELECT \"icao\", \"name\", \"country\", \"kind\", \"elevation\" FROM \"rel_airports\" WHERE "
+                + "\"country\" IN (SELECT \"code\" FROM \"rel_countries\" WHERE \"code\" IS NOT NULL AND "
+                + "(\"continent\" = ?)) ORDER BY \"icao\"")
+        #expect(statement.arguments == [.text("EU")])
+        let empty = SelectQuery(table: RelCountry.schema.table, predicate: RelCountry.airports.none().node)
+        #expect(
+            postgres.count(empty).sql
+                == "SELECT COUNT(*) FROM \"rel_countries\" WHERE NOT (\"code\" COLLATE \"C\" IN (SELECT \"country\" "
+                + "FROM \"rel_airports\" WHERE \"country\" IS NOT NULL AND (1 = 1)))")
+    }
+
+    @Test("a per-parent limit numbers rows per key in the include's order and keeps the first")
+    func perParentLimit() {
+        var query = SelectQuery(
+            table: RelRunway.schema.table, predicate: .isIn(column: "airport", [.text("ENGM"), .text("KDEN")]),
+            ordering: [.column("length", descending: true)])
+        query.limitPerGroup = GroupLimit(column: "airport", limit: 2)
+        let columns = "\"id\", \"airport\", \"length\", \"position\""
+        #expect(
+            sqlite.select(query).sql
+                == "SELECT \(columns) FROM (SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \"airport\" ORDER BY "
+                + "\"length\" DESC, \"id\") AS depot_rank FROM \"rel_runways\" WHERE \"airport\" IN (?, ?)) AS grouped "
+                + "WHERE depot_rank <= 2 ORDER BY \"length\" DESC, \"id\"")
+    }
+
+    @Test("a subquery over a table that does not exist yet answers as empty")
+    func missingTables() {
+        let node = RelCountry.airports.none(\.kind == "large").node
+        #expect(node.subqueryTables.map(\.name) == ["rel_airports"])
+        #expect(node.replacingSubqueries(over: ["rel_airports"]) == .not(.constant(false)))
+        #expect(node.replacingSubqueries(over: ["other"]) == node)
+    }
+}
