@@ -157,7 +157,9 @@ public struct SQLRenderer: Sendable {
             if values.count > Self.largeListThreshold, let list = largeList(values, &arguments) {
                 switch dialect {
                 case .sqlite: return "\(operand(column, table)) IN (SELECT value FROM json_each(\(list)))"
-                case .postgres: return "\(operand(column, table)) = ANY(\(list))"
+                // Not `= ANY(array)`: PostgreSQL compares each row with the array's elements one by one
+                // (100,000 keys over 14,000 rows: 80 s); a set-returning subquery is hashed (60 ms).
+                case .postgres: return "\(operand(column, table)) IN (SELECT unnest(\(list)))"
                 }
             }
             return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"

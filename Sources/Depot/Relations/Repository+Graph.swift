@@ -1,0 +1,74 @@
+/// What saving a parent with its children does to the children stored before that are not in
+/// the new list.
+public enum ReplacedChildren: Sendable, Hashable {
+    /// They are removed (their own delete rules apply). The default: the list is the truth.
+    case remove
+    /// Their key to the parent becomes NULL (the key column must be optional).
+    case detach
+    /// They stay as they are.
+    case keep
+}
+
+extension Repository {
+    /// Stores `parent` and its related rows in `relation`, in one transaction.
+    ///
+    /// ```swift
+    /// try await airports.save(oslo, with: [north, south], in: Airport.runways)
+    /// ```
+    /// Each child is stored with its key column set to the parent's key (whatever the struct held);
+    /// in an ordered relation the positions become 1, 2, 3, … in the list's order. Children the
+    /// parent had before that are not in the list are handled by `replaced`: removed by default.
+    public func save<Child: Entity>(
+        _ parent: Root, with children: some Sequence<Child>, in relation: ToMany<Root, Child>,
+        replaced: ReplacedChildren = .remove
+    ) async throws {
+        let schema = try checkedSchema()
+        _ = try checkedRelations()
+        let parentBatch = try batch(of: CollectionOfOne(parent), duplicates: .reject)
+        let parentKey = schema.key(of: parent)[0]
+        let childRepository = Repository<Child>(context: context)
+        let childSchema = try childRepository.checkedSchema()
+        let key = relation.descriptor.foreignKey
+        var childBatch = try childRepository.batch(of: children, duplicates: .keepLast)
+        let width = childBatch.columns.count
+        let keyColumn = try childSchema.table.requireColumn(key.column)
+        let positionColumn = try relation.descriptor.positionColumn.map { try childSchema.table.requireColumn($0) }
+        for row in 0..<childBatch.count {
+            childBatch.values[row * width + keyColumn] = parentKey
+            if let positionColumn { childBatch.values[row * width + positionColumn] = .double(Double(row + 1)) }
+        }
+        guard childSchema.primaryKeyIndices.count == 1 || replaced == .keep else {
+            throw DepotError(
+                .invalidQuery,
+                "saving \(relation.descriptor.name) with replaced: \(replaced) needs a one-column key on \(Child.self)",
+                table: childSchema.tableName)
+        }
+        if replaced == .detach && !childSchema.table.columns[keyColumn].isNullable {
+            throw DepotError(
+                .invalidQuery,
+                "saving \(relation.descriptor.name) with replaced: .detach needs an optional key, and \(Child.self).\(key.column) is not",
+                table: childSchema.tableName, column: key.column)
+        }
+        let childKeyIndex = childSchema.primaryKeyIndices.first ?? 0
+        let keptKeys = (0..<childBatch.count).map { childBatch.values[$0 * width + childKeyIndex] }
+        let batch = childBatch
+        try await context.atomically { writer in
+            try await write(parentBatch, mode: .upsert, writer)
+            var others = PredicateNode.compare(column: key.column, .equal, parentKey)
+            if !keptKeys.isEmpty {
+                others = .and([others, .not(.isIn(column: childSchema.table.primaryKey[0], keptKeys))])
+            }
+            switch replaced {
+            case .keep: break
+            case .remove: _ = try await childRepository.delete(where: others, writer)
+            case .detach:
+                let table = childSchema.table
+                let stale = try await writer.fetch(SelectQuery(table: table, predicate: others)) { $0[childKeyIndex] }
+                try await writer.write(
+                    RowBatch(columns: [table.primaryKey[0], key.column], values: stale.flatMap { [$0, .null] }),
+                    into: table, mode: .update)
+            }
+            try await childRepository.write(batch, mode: .upsert, writer)
+        }
+    }
+}
