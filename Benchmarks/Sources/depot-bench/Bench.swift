@@ -230,7 +230,7 @@ func compare(
     _ name: String, n: Int, rounds: Int = 5,
     subject: @escaping (String) async throws -> Void,
     subjectPrepare: @escaping (String) async throws -> Void = { _ in },
-    baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) -> Void = { _ in }
+    baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) async throws -> Void = { _ in }
 ) async throws -> Result? {
     if let onlyCase, !name.contains(onlyCase) { return nil }
     let runs = try await BenchHarness.interleave(
@@ -245,7 +245,7 @@ func compare(
             {
                 let path = scratchPath()
                 defer { removeDatabase(path) }
-                baselinePrepare(path)
+                try await baselinePrepare(path)
                 return await BenchHarness.time { baseline(path) }
             },
         ])
@@ -418,6 +418,7 @@ struct DepotBench {
                         .sorted { $0.1 < $1.1 }.prefix(5)
                     }, baselinePrepare: seedRaw))
             results += try await ObservationCases.run(n: n, rows: rows)
+            results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
             if let postgres {
                 results += try await postgres.run(n: n, rows: rows, updated: updated)
             }

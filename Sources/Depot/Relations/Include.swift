@@ -96,15 +96,20 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         return query
     }
 
-    /// Targets of `query`, decoded with the value of `column`, their own includes loaded.
+    /// Targets of `query`, their own includes loaded, and each one's value of `column`.
+    ///
+    /// Per-row work stays free of new generic types (tuples, dictionaries of targets): in code
+    /// that is not specialized, each one costs a runtime metadata lookup per row.
     private func targets(_ query: SelectQuery, keyedBy column: String, _ reader: any StoreReader) async throws
-        -> [(key: StoredValue, value: Loaded<Target>)]
+        -> (keys: [StoredValue], values: [Loaded<Target>])
     {
         let schema = Target.schema
-        let index = try query.table.requireColumn(column)
-        let rows = try await reader.fetch(query) { values in (values[index], try schema.decode(values)) }
-        let loaded = try await Loaded.load(rows.map(\.1), nested, reader)
-        return zip(rows, loaded).map { ($0.0, $1) }
+        let get = schema.getters[try query.table.requireColumn(column)]
+        let rows = try await reader.fetch(query) { values in Loaded(entity: try schema.decode(values), related: [:]) }
+        var keys: [StoredValue] = []
+        keys.reserveCapacity(rows.count)
+        for row in rows { keys.append(get(row.entity)) }
+        return (keys, try await Loaded.attach(nested, to: rows, reader))
     }
 
     private func loadToOne(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
@@ -115,8 +120,10 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         guard !distinct.isEmpty else { return references.map { _ in Loaded<Target>?.none } }
         let found = try await targets(
             targetQuery(key.parentColumn, distinct, perParent: false), keyedBy: key.parentColumn, reader)
-        let byKey = Dictionary(found, uniquingKeysWith: { first, _ in first })
-        return references.map { byKey[$0] }
+        var byKey: [StoredValue: Int] = [:]
+        byKey.reserveCapacity(found.keys.count)
+        for (position, target) in found.keys.enumerated() where byKey[target] == nil { byKey[target] = position }
+        return references.map { reference in byKey[reference].map { found.values[$0] } }
     }
 
     private func loadToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
@@ -124,9 +131,21 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         let parentKeys = parents.map(Source.schema.key(of:)).map { $0[0] }
         let found = try await targets(
             targetQuery(key.column, Array(Set(parentKeys)), perParent: true), keyedBy: key.column, reader)
-        var byParent: [StoredValue: [Loaded<Target>]] = [:]
-        for (parent, target) in found { byParent[parent, default: []].append(target) }
-        return parentKeys.map { byParent[$0] ?? [] }
+        return Self.group(found.values, keys: found.keys, under: parentKeys)
+    }
+
+    /// `values` gathered under each of `parents`, by their `keys`, in their order: O(n + m).
+    static func group(_ values: [Loaded<Target>], keys: [StoredValue], under parents: [StoredValue]) -> [any Sendable] {
+        var positions: [StoredValue: [Int]] = [:]
+        positions.reserveCapacity(parents.count)
+        for (position, key) in keys.enumerated() { positions[key, default: []].append(position) }
+        return parents.map { parent -> any Sendable in
+            guard let found = positions[parent] else { return [Loaded<Target>]() }
+            var list: [Loaded<Target>] = []
+            list.reserveCapacity(found.count)
+            for position in found { list.append(values[position]) }
+            return list
+        }
     }
 
     private func loadManyToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
@@ -144,7 +163,7 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         let found = try await targets(
             targetQuery(to.parentColumn, targetKeys, perParent: false), keyedBy: to.parentColumn, reader)
         var rank: [StoredValue: Int] = [:]
-        for (position, target) in found.enumerated() { rank[target.key] = position }
+        for (position, target) in found.keys.enumerated() { rank[target] = position }
         var byParent: [StoredValue: [Int]] = [:]
         for (parent, target) in pairs {
             if let position = rank[target] { byParent[parent, default: []].append(position) }
@@ -152,7 +171,7 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         return parentKeys.map { parent -> [Loaded<Target>] in
             // The include's order, as the target query returned it; each target once.
             let positions = Array(Set(byParent[parent] ?? [])).sorted()
-            return positions.prefix(limit ?? positions.count).map { found[$0].value }
+            return positions.prefix(limit ?? positions.count).map { found.values[$0] }
         }
     }
 }
@@ -205,8 +224,16 @@ public struct Loaded<Root: Entity>: Sendable {
     static func load(_ entities: [Root], _ includes: [any IncludeSpec<Root>], _ reader: any StoreReader)
         async throws -> [Loaded<Root>]
     {
-        var loaded = entities.map { Loaded(entity: $0, related: [:]) }
-        guard !entities.isEmpty else { return loaded }
+        try await attach(includes, to: entities.map { Loaded(entity: $0, related: [:]) }, reader)
+    }
+
+    /// `loaded` with the related values of each of `includes` added.
+    static func attach(_ includes: [any IncludeSpec<Root>], to loaded: [Loaded<Root>], _ reader: any StoreReader)
+        async throws -> [Loaded<Root>]
+    {
+        guard !includes.isEmpty, !loaded.isEmpty else { return loaded }
+        var loaded = loaded
+        let entities = loaded.map(\.entity)
         for include in includes {
             let values = try await include.load(for: entities, from: reader)
             for index in loaded.indices { loaded[index].related[values.key] = values.values[index] }

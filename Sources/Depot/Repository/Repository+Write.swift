@@ -99,8 +99,6 @@ extension Repository {
         }
     }
 
-    enum DuplicateKeys { case reject, keepLast }
-
     /// Encodes entities into a row batch, handling keys that appear twice.
     func batch(of entities: some Sequence<Root>, duplicates: DuplicateKeys) throws -> RowBatch {
         let schema = try checkedSchema()
@@ -108,10 +106,18 @@ extension Repository {
         values.reserveCapacity(entities.underestimatedCount * schema.columns.count)
         for entity in entities { schema.appendValues(of: entity, to: &values) }
         var batch = RowBatch(columns: schema.columns.map(\.name), values: values)
-        try Self.deduplicate(&batch, keyIndices: schema.primaryKeyIndices, table: schema.tableName, duplicates)
+        try RowDeduplication.deduplicate(
+            &batch, keyIndices: schema.primaryKeyIndices, table: schema.tableName, duplicates)
         return batch
     }
+}
 
+/// How a batch treats a key that appears more than once.
+enum DuplicateKeys { case reject, keepLast }
+
+/// Duplicate keys in a batch. Outside the generic `Repository`, so that the hashing loop is
+/// compiled for `StoredValue` keys instead of running generically (a metadata lookup per row).
+enum RowDeduplication {
     /// Drops earlier rows whose key appears again later (or throws, when rejecting duplicates).
     static func deduplicate(
         _ batch: inout RowBatch, keyIndices: [Int], table: String, _ duplicates: DuplicateKeys
