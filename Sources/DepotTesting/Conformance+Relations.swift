@@ -271,6 +271,76 @@ extension StoreConformance {
             #expect(refused?.message.contains("needs an optional key") == true)
             #expect(try await store.repository(RelRunway.self).count(where: \.airport == "ENBR") == 1)
         },
+        ConformanceCase("an observed query with includes re-emits when an included table changes, and only then") {
+            (store: any Store) async throws in
+            try await store.seededRelations()
+            let counting = CountingStore(store)
+            let countries = counting.repository(RelCountry.self)
+            var iterator = countries.observe(where: \.continent == "EU", including: [RelCountry.airports])
+                .makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first?.map { $0[RelCountry.airports].count } == [1, 3])
+            let fetchesBefore = counting.fetchCount
+            try await counting.repository(RelPilot.self).upsert(RelPilot(id: 8, name: "Hal", base: nil))
+            // A pilot is in no table the observation reads: its next element waits for the airport.
+            let pending = Task { [iterator] in
+                var iterator = iterator
+                return try await iterator.next()
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(counting.fetchCount == fetchesBefore, "the pilot write re-ran nothing")
+            try await counting.repository(RelAirport.self).upsert(
+                RelAirport(icao: "BIRK", name: "Reykjavik", country: "IS", kind: "medium", elevation: 48))
+            let second = try await pending.value
+            #expect(
+                second?.map { $0[RelCountry.airports].map(\.icao) } == [["BIKF", "BIRK"], ["ENBR", "ENGM", "ENSB"]])
+        },
+        ConformanceCase("saving an entity with the row it refers to, and sources with children through a mapper") {
+            (store: any Store) async throws in
+            try await store.seededRelations()
+            let airports = store.repository(RelAirport.self)
+            let newCountry = RelCountry(code: "DK", name: "Denmark", continent: "EU")
+            try await airports.save(
+                RelAirport(icao: "EKCH", name: "Copenhagen", country: "??", kind: "large", elevation: 17),
+                with: newCountry, in: RelAirport.country)
+            #expect(try await airports.find("EKCH")?.country == "DK")
+            #expect(try await store.repository(RelCountry.self).find("DK") == newCountry)
+            struct Incoming: Sendable {
+                var icao: String
+                var name: String
+                var runways: [Int]
+            }
+            struct IncomingMapper: PersistMapper {
+                struct Unnamed: Error {}
+                func entity(from source: Incoming) throws -> RelAirport {
+                    guard !source.name.isEmpty else { throw Unnamed() }
+                    return RelAirport(icao: source.icao, name: source.name, country: "DK")
+                }
+            }
+            let incoming = [
+                Incoming(icao: "EKBI", name: "Billund", runways: [3100]),
+                Incoming(icao: "EKCH", name: "Kastrup", runways: [3600, 3300, 2800]),
+            ]
+            try await airports.persist(
+                incoming, by: IncomingMapper(),
+                children: { source in
+                    source.runways.enumerated().map { index, length in
+                        RelRunway(id: 100 * length + index, airport: source.icao, length: length, position: 0)
+                    }
+                }, in: RelAirport.runways)
+            let saved = try await airports.fetch(where: \.country == "DK", including: [RelAirport.runways])
+            #expect(saved.map(\.name) == ["Billund", "Kastrup"])
+            #expect(saved.map { $0[RelAirport.runways].map(\.length) } == [[3100], [3600, 3300, 2800]])
+            // A source that does not map fails the whole call before anything is written.
+            await #expect(throws: (any Error).self) {
+                try await airports.persist(
+                    [
+                        Incoming(icao: "EKYT", name: "Aalborg", runways: [2600]),
+                        Incoming(icao: "EKXX", name: "", runways: []),
+                    ], by: IncomingMapper(), children: { _ in [] }, in: RelAirport.runways)
+            }
+            #expect(try await airports.find("EKYT") == nil)
+        },
         ConformanceCase("an observed query across a relation re-emits when the related table changes") {
             (store: any Store) async throws in
             try await store.seededRelations()

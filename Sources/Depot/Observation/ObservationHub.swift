@@ -76,6 +76,16 @@ final class ObservationHub: Sendable {
         }
     }
 
+    /// Registers an observer of `tables` that re-reads on its own (an observation with includes).
+    func register(_ signal: CommitSignal, tables: Set<String>) {
+        state.withLock { $0.signals[ObjectIdentifier(signal)] = (tables, signal) }
+    }
+
+    /// Removes an observer registered by its tables.
+    func unregister(_ signal: CommitSignal) {
+        _ = state.withLock { $0.signals.removeValue(forKey: ObjectIdentifier(signal)) }
+    }
+
     /// Removes an observer; the shared result of its query goes with the query's last observer.
     func unregister(_ signal: CommitSignal, for query: SelectQuery) {
         state.withLock { state in

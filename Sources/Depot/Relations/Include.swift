@@ -18,6 +18,8 @@ public protocol IncludeSpec<Source>: Sendable {
     associatedtype Source: Entity
     /// The related values of each of `parents`, in their order, and the key they are kept under.
     func load(for parents: [Source], from reader: any StoreReader) async throws -> IncludedValues
+    /// Every table the include reads, nested includes and filters across relations included.
+    var tables: [TableDescription] { get }
 }
 
 /// What one include loaded: a value per parent, under the relation's key.
@@ -61,6 +63,12 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         var copy = self
         copy.nested += relations
         return copy
+    }
+
+    public var tables: [TableDescription] {
+        var tables = [Target.schema.table] + (filter?.node.subqueryTables ?? [])
+        if relation.kind == .manyToMany { tables.append(relation.foreignKey.childTable) }
+        return tables + nested.flatMap(\.tables)
     }
 
     public func load(for parents: [Source], from reader: any StoreReader) async throws -> IncludedValues {
@@ -257,6 +265,8 @@ public protocol IncludableRelation<Source, Target>: IncludeSpec {
 }
 
 extension IncludableRelation {
+    public var tables: [TableDescription] { included.tables }
+
     public func load(for parents: [Source], from reader: any StoreReader) async throws -> IncludedValues {
         try await included.load(for: parents, from: reader)
     }
@@ -361,4 +371,76 @@ extension ManyToMany {
 
     /// Rows related to no `Target` row matching `filter`.
     public func none(_ filter: Filter<Target> = .all) -> Filter<Source> { !any(filter) }
+}
+
+// MARK: - Observing a query with includes
+
+extension Repository {
+    /// The entities matching `predicate` with the related rows of `includes`, now and again after
+    /// every commit to any table the query or its includes read.
+    ///
+    /// ```swift
+    /// for try await countries in countries.observe(where: \.continent == "EU", including: [Country.airports]) {
+    ///     show(countries)  // re-emitted when an airport of any country changes, too
+    /// }
+    /// ```
+    /// Each element is a fresh fetch (no diff); commits made while the consumer is busy coalesce
+    /// into the next one (the store's observers share one commit subscription). Leaving the loop or cancelling the task ends the observation.
+    public func observe(
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
+        including includes: [any IncludeSpec<Root>]
+    ) -> IncludeObservation<Root> {
+        let tables =
+            ((try? query(predicate, ordering, limit: limit, offset: nil).tables) ?? [])
+            + includes.flatMap(\.tables)
+        return IncludeObservation(
+            repository: self, tables: Set(tables.map(\.name)),
+            fetch: { repository in
+                try await repository.fetch(where: predicate, orderBy: ordering, limit: limit, including: includes)
+            })
+    }
+}
+
+/// The live results of a query with included relations (see `Repository.observe(…including:)`).
+public struct IncludeObservation<Root: Entity>: AsyncSequence, Sendable {
+    public typealias Element = [Loaded<Root>]
+    let repository: Repository<Root>
+    let tables: Set<String>
+    let fetch: @Sendable (Repository<Root>) async throws -> [Loaded<Root>]
+
+    public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let observation: IncludeObservation
+        var observer: IncludeObserver?
+
+        public mutating func next() async throws -> [Loaded<Root>]? {
+            guard let observer else {
+                guard case .store(let store) = observation.repository.context else {
+                    throw DepotError(.invalidQuery, "observe the store's repository, not a transaction's")
+                }
+                // Registered before the first fetch, so no commit falls between the two.
+                let registered = IncludeObserver(store: store, tables: observation.tables)
+                self.observer = registered
+                registered.signal.consume()
+                return try await observation.fetch(observation.repository)
+            }
+            guard await observer.signal.wait() else { return nil }
+            observer.signal.consume()  // commits so far are all covered by the fetch below
+            return try await observation.fetch(observation.repository)
+        }
+    }
+}
+
+/// An include observation's place in its store's hub; released with the iterator.
+final class IncludeObserver: Sendable {
+    let hub: ObservationHub
+    let signal = CommitSignal()
+
+    init(store: any Store, tables: Set<String>) {
+        hub = ObservationHub.hub(for: store)
+        hub.register(signal, tables: tables)
+    }
+
+    deinit { hub.unregister(signal) }
 }

@@ -72,3 +72,50 @@ extension Repository {
         }
     }
 }
+
+extension Repository {
+    /// Stores `entity` and the row it refers to through `relation`, in one transaction: the
+    /// related row first, then `entity` with its key column set to the related row's key.
+    ///
+    /// ```swift
+    /// try await users.save(user, with: avatar, in: User.image)  // the seed's user + image
+    /// ```
+    /// A row the entity referred to before stays (other rows may refer to it too).
+    public func save<Target: Entity>(_ entity: Root, with related: Target, in relation: ToOne<Root, Target>)
+        async throws
+    {
+        let schema = try checkedSchema()
+        _ = try checkedRelations()
+        let targetRepository = Repository<Target>(context: context)
+        let targetBatch = try targetRepository.batch(of: CollectionOfOne(related), duplicates: .reject)
+        var batch = try batch(of: CollectionOfOne(entity), duplicates: .reject)
+        batch.values[try schema.table.requireColumn(relation.column)] = Target.schema.key(of: related)[0]
+        let entityBatch = batch
+        try await context.atomically { writer in
+            try await targetRepository.write(targetBatch, mode: .upsert, writer)
+            try await write(entityBatch, mode: .upsert, writer)
+        }
+    }
+
+    /// Stores each of `sources` as an entity and its children in `relation`, through `mapper`
+    /// and `children`, all in one transaction (see ``save(_:with:in:replaced:)``).
+    ///
+    /// ```swift
+    /// try await airports.persist(dtos, by: AirportMapper(), children: { $0.runways.map(Runway.init) },
+    ///                            in: Airport.runways)
+    /// ```
+    /// Every source is mapped before anything is written: a mapping error writes nothing.
+    public func persist<Mapper: PersistMapper, Child: Entity>(
+        _ sources: some Sequence<Mapper.Source>, by mapper: Mapper,
+        children: (Mapper.Source) throws -> [Child], in relation: ToMany<Root, Child>,
+        replaced: ReplacedChildren = .remove
+    ) async throws where Mapper.Target == Root {
+        let graphs = try sources.map { (try mapper.entity(from: $0), try children($0)) }
+        try await context.atomically { writer in
+            let inside = Repository(context: .transaction(writer))
+            for (parent, children) in graphs {
+                try await inside.save(parent, with: children, in: relation, replaced: replaced)
+            }
+        }
+    }
+}
