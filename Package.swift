@@ -68,6 +68,8 @@ let package = Package(
                 "AirportsExample", "DepotSQLite", "DepotPostgres", "DepotHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // A process the migration tests kill midway (not a product).
+        .executableTarget(name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"]),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotTesting"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(

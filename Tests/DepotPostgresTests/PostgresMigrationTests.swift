@@ -35,4 +35,24 @@ struct PostgresMigrationTests {
             }
         }
     }
+
+    @Test("a process killed inside a step leaves the schema at the step before; a new run finishes")
+    func killedMidStep() async throws {
+        let base = try PostgresEnvironment.requireURL()
+        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + PostgresEnvironment.scratchSchemaName()
+        let store = try PostgresStore(url: url)
+        try await withCleanup { () async throws in
+            let first = try await MigrationProbe.run(["--postgres", url, "--to", "1"])
+            #expect(first.status == 0, "\(first.output)")
+            let printed = try await MigrationProbe.killInsideStep(["--postgres", url])
+            #expect(printed.contains("in step 2"), "the probe was killed inside step 2: \(printed)")
+            // The server ends the killed session's transaction when it notices the closed socket.
+            try await MigrationProbe.expectKilledAtVersionOne(store, rerun: ["--postgres", url])
+            let items = try await store.repository(DoubledProbeItem.self).fetchAll()
+            #expect(items.allSatisfy { $0.doubled == 2 * $0.value } && items.count == 1000)
+        } cleanup: {
+            try? await store.dropSchema()
+            await store.close()
+        }
+    }
 }

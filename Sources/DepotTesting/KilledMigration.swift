@@ -1,0 +1,101 @@
+import Depot
+import Foundation
+import Testing
+
+/// The table `depot-migration-probe` migrates, as version 1 declares it.
+public struct ProbeItem: Entity, Equatable {
+    public var id: Int
+    public var value: Int
+    public static let schema = Schema<ProbeItem>("probe_items", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.value, "value")
+    }
+}
+
+/// The same table as version 2 declares it.
+public struct DoubledProbeItem: Entity, Equatable {
+    public var id: Int
+    public var value: Int
+    public var doubled: Int?
+    public static let schema = Schema<DoubledProbeItem>("probe_items", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.value, "value")
+        Column(\.doubled, "doubled")
+    }
+}
+
+/// Runs `depot-migration-probe` (built next to the test bundle) against a store, and kills it in
+/// the middle of a migration step.
+public enum MigrationProbe {
+    /// The probe executable.
+    public static func binary() throws -> URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            .map { $0.appendingPathComponent("depot-migration-probe") }
+        return try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+            "build the depot-migration-probe target first (swift build --build-tests)")
+    }
+
+    /// Runs the probe to completion; returns its exit status and output.
+    public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let binary = try binary()
+        return try await onThread {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        }
+    }
+
+    /// Runs the probe with `--pause`, waits until it is inside step 2 (its first half written),
+    /// and kills it with SIGKILL. Returns what it printed.
+    public static func killInsideStep(_ arguments: [String]) async throws -> String {
+        let binary = try binary()
+        return try await onThread {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = arguments + ["--pause"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            var printed = ""
+            let handle = out.fileHandleForReading
+            while !printed.contains("in step 2") {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }  // it ended without reaching the pause
+                printed += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return printed
+        }
+    }
+
+    /// Runs blocking `work` on a thread of its own, never on the cooperative pool.
+    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Checks a store the probe was killed in: still at version 1 — the ledger, the table's
+    /// columns and its rows as step 1 left them — then lets a fresh run finish step 2.
+    public static func expectKilledAtVersionOne(
+        _ store: any MigratableStore, rerun arguments: [String]
+    ) async throws {
+        #expect(try await store.appliedMigrations().map(\.name) == ["1 items"])
+        try await store.checkSchema(of: [ProbeItem.self])  // no `doubled` column
+        let items = try await store.repository(ProbeItem.self).fetchAll()
+        #expect(items == (1...1000).map { ProbeItem(id: $0, value: $0) })
+        let finished = try await run(arguments)
+        #expect(finished.status == 0, "\(finished.output)")
+        #expect(finished.output.contains("at version 2"))
+    }
+}
