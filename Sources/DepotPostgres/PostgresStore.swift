@@ -442,6 +442,10 @@ extension PostgresStore: MigratableStore, SQLMigratableStore {
         try await SQLMigrator.checkSchema(of: entities, on: self)
     }
 
+    public func eraseDatabase() async throws {
+        try await SQLMigrator.erase(on: self)
+    }
+
     package func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
     }

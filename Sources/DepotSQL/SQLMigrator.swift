@@ -65,6 +65,25 @@ package enum SQLMigrator {
         return MigrationOutcome(from: start, to: target, steps: done)
     }
 
+    /// Drops every table of the database (the ledger too), under the migration lock.
+    package static func erase(on store: some SQLMigratableStore) async throws {
+        defer { store.schemaChanged() }
+        try await store.transaction { writer in
+            let session = try session(writer)
+            try await session.lockForMigration()
+            let list: String
+            switch session.dialect {
+            case .sqlite: list = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            case .postgres: list = "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()"
+            }
+            for row in try await session.texts(SQLStatement(sql: list, arguments: [])) {
+                guard let name = row.first ?? nil else { continue }
+                let cascade = session.dialect == .postgres ? " CASCADE" : ""
+                try await session.execute("DROP TABLE IF EXISTS \(session.dialect.quote(name))\(cascade)")
+            }
+        }
+    }
+
     /// Checks every entity's table, gathering all differences into one error.
     package static func checkSchema(of entities: [any Entity.Type], on store: some SQLMigratableStore) async throws {
         func table<Root: Entity>(_ entity: Root.Type) -> TableDescription { Root.schema.table }

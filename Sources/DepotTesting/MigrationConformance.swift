@@ -280,6 +280,46 @@ public enum MigrationConformance {
             // The column's type is named in the store's dialect (TEXT, text).
             #expect(error?.message.lowercased().contains("column country: expected text, found no column") == true)
         },
+        MigrationCase("open migrates and checks the entities; changed steps or drifted tables fail by default") {
+            open in
+            let store = try await open()
+            let early = Migrations([createPorts])
+            try await store.open(early, entities: [PortV1.self])
+            try await store.repository(PortV1.self).insert(oslo)
+            // The app now declares a country the database lacks: drift, named at launch.
+            let drift = await #expect(throws: DepotError.self) {
+                try await store.open(early, entities: [PortV2.self])
+            }
+            #expect(drift?.kind == .schemaMismatch)
+            #expect(drift?.message.contains("country") == true)
+            // A first step edited since it was applied: refused, data kept.
+            let edited = Migrations([Migration("1 ports", [.createTable(PortV2.self)])])
+            let history = await #expect(throws: DepotError.self) {
+                try await store.open(edited, entities: [PortV2.self])
+            }
+            #expect(history?.kind == .migration)
+            #expect(try await store.repository(PortV1.self).fetchAll() == [oslo])
+            // Relations are checked too, before anything runs.
+            let relation = await #expect(throws: DepotError.self) {
+                try await store.open(early, entities: [PortV1.self, RelOrphanReference.self])
+            }
+            #expect(relation?.kind == .invalidSchema)
+        },
+        MigrationCase("open with eraseAndRecreate starts over when the steps or the tables changed") { open in
+            let store = try await open()
+            try await store.open(Migrations([createPorts]), entities: [PortV1.self])
+            try await store.repository(PortV1.self).insert([oslo, bergen])
+            let edited = Migrations([Migration("1 ports", [.createTable(PortV2.self)])])
+            let outcome = try await store.open(edited, entities: [PortV2.self], onSchemaChange: .eraseAndRecreate)
+            #expect(outcome.steps == ["1 ports"])
+            #expect(try await store.appliedMigrations().map(\.name) == ["1 ports"])
+            #expect(try await store.repository(PortV2.self).count() == 0, "the old rows went with the old schema")
+            try await store.repository(PortV2.self).insert(
+                PortV2(code: "ENGM", name: "Oslo", elevation: 681, country: "NO"))
+            // Nothing changed: opening again keeps the data.
+            try await store.open(edited, entities: [PortV2.self], onSchemaChange: .eraseAndRecreate)
+            #expect(try await store.repository(PortV2.self).count() == 1)
+        },
         MigrationCase("two stores migrating one database at once apply each step exactly once") { open in
             let first = try await open()
             let second = try await open()

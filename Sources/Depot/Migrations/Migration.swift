@@ -150,6 +150,53 @@ public protocol MigratableStore: Store {
     ///
     /// - Throws: ``DepotError`` of kind ``DepotError/Kind/schemaMismatch``.
     func checkSchema(of entities: [any Entity.Type]) async throws
+
+    /// Removes every table of the database, the ledger included: what
+    /// ``open(_:entities:onSchemaChange:progress:)`` does before starting over under
+    /// ``SchemaChangePolicy/eraseAndRecreate``. For development; the data is gone.
+    func eraseDatabase() async throws
+}
+
+/// What ``MigratableStore/open(_:entities:onSchemaChange:progress:)`` does when the database does
+/// not fit the app: its ledger names other steps, or its tables differ from the entities.
+public enum SchemaChangePolicy: Sendable, Hashable {
+    /// Fail with the error that names the difference, leaving the database as it is.
+    case fail
+    /// Erase the database and build it again from the first step: for development, while the
+    /// schema is still changing every day. Never for data you want to keep.
+    case eraseAndRecreate
+}
+
+extension MigratableStore {
+    /// Opens the database for an app: brings it to the latest version, then checks that the
+    /// tables fit `entities` (columns, types, nullability, keys) and that their relations are
+    /// declared soundly — so drift surfaces at launch, in one error listing every difference.
+    ///
+    /// ```swift
+    /// let store = try SQLiteStore(path: "app.sqlite")
+    /// try await store.open(migrations, entities: [Airport.self, Country.self])
+    /// // while prototyping: start over whenever the steps or the entities changed
+    /// try await store.open(migrations, entities: [Airport.self], onSchemaChange: .eraseAndRecreate)
+    /// ```
+    @discardableResult
+    public func open(
+        _ migrations: Migrations, entities: [any Entity.Type], onSchemaChange policy: SchemaChangePolicy = .fail,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws -> MigrationOutcome {
+        try RelationDescriptor.validate(entities)
+        do {
+            let outcome = try await migrate(migrations, to: nil, progress: progress)
+            try await checkSchema(of: entities)
+            return outcome
+        } catch let error as DepotError
+            where policy == .eraseAndRecreate && (error.kind == .migration || error.kind == .schemaMismatch)
+        {
+            try await eraseDatabase()
+            let outcome = try await migrate(migrations, to: nil, progress: progress)
+            try await checkSchema(of: entities)
+            return outcome
+        }
+    }
 }
 
 extension MigratableStore {

@@ -241,6 +241,14 @@ extension RelationDescriptor {
         return error
     }
 
+    /// Checks the relations of each of `entities`, failing with the first entity's problems.
+    static func validate(_ entities: [any Entity.Type]) throws {
+        func check<Root: Entity>(_ entity: Root.Type) throws {
+            if let error = validationError(of: entity) { throw error }
+        }
+        for entity in entities { try check(entity) }
+    }
+
     private struct Checked: Sendable { var error: DepotError? }
     private static let validated = Mutex<[ObjectIdentifier: Checked]>([:])
 
