@@ -4,6 +4,32 @@ import Testing
 
 extension StoreConformance {
     static let queryCases: [ConformanceCase] = [
+        ConformanceCase("batches walk every matching row once, in key order, also over a composite key") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            var walked: [TestAirport] = []
+            for try await batch in airports.batches(of: 3) {
+                #expect(batch.count <= 3)
+                walked += batch
+            }
+            #expect(walked == (try await airports.fetchAll()))
+            var norwegian: [String] = []
+            for try await batch in airports.batches(of: 2, where: \.country == "NO") { norwegian += codes(batch) }
+            #expect(norwegian == expectedCodes { $0.country == "NO" })
+            let readings = store.repository(Reading.self)
+            let stored = (0..<23).map {
+                Reading(station: ["B", "A", "C"][$0 % 3], sequence: $0 / 3, value: Double($0))
+            }
+            try await readings.insert(stored)
+            var seen: [Reading] = []
+            for try await batch in readings.batches(of: 4) { seen += batch }
+            #expect(seen == (try await readings.fetchAll()))
+            #expect(seen.count == 23)
+            let error = await #expect(throws: DepotError.self) {
+                for try await _ in readings.batches(of: 0) {}
+            }
+            #expect(error?.message == "batches of Reading must hold at least one row (got 0)")
+        },
         ConformanceCase("comparison operators on numbers and text") { (store: any Store) async throws in
             let airports = try await store.seededAirports()
             #expect(codes(try await airports.fetch(where: \.elevation > 1000)) == expectedCodes { $0.elevation > 1000 })

@@ -140,6 +140,25 @@ public enum BenchHarness {
         return nil
     }
 
+    /// Starts the peak resident set (`VmHWM`) again from the current one (Linux: `clear_refs`),
+    /// so a phase's peak can be read on its own. Returns whether it could.
+    @discardableResult
+    public static func resetPeakRSS() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+
+    /// The process's resident set now (`VmRSS`), in megabytes; nil off Linux.
+    public static func currentRSSMegabytes() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+            return kilobytes.map { $0 / 1024 }
+        }
+        return nil
+    }
+
     /// `--json`: one JSON object per line, keys sorted.
     public static func writeJSONLines(_ results: [BenchResult]) throws {
         let encoder = JSONEncoder()

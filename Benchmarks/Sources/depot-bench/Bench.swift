@@ -423,6 +423,8 @@ struct DepotBench {
                 results += try await postgres.run(n: n, rows: rows, updated: updated)
             }
         }
+        // One size: a migration step over a million rows (time and resident memory).
+        results += try await MigrationCases.run(rows: 1_000_000, rounds: 3)
         await postgres?.close()
 
         if json {
