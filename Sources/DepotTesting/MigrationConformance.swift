@@ -77,6 +77,18 @@ struct PortV2: Entity, Equatable {
 }
 
 /// After renaming the table and a column, and making elevation a nullable double.
+struct TextPort: Entity, Equatable {
+    var code: String
+    var name: String
+    var elevation: String
+
+    static let schema = Schema<TextPort>("ports", primaryKey: \.code) {
+        Column(\.code, "code")
+        Column(\.name, "name")
+        Column(\.elevation, "elevation")
+    }
+}
+
 struct HarbourV5: Entity, Equatable {
     var code: String
     var title: String
@@ -319,6 +331,22 @@ public enum MigrationConformance {
             // Nothing changed: opening again keeps the data.
             try await store.open(edited, entities: [PortV2.self], onSchemaChange: .eraseAndRecreate)
             #expect(try await store.repository(PortV2.self).count() == 1)
+        },
+        MigrationCase("a column altered to text is filled for case-insensitive search, every row") { open in
+            let store = try await open()
+            try await store.migrate(Migrations([createPorts]))
+            let many = (0..<12_000).map { PortV1(code: "P\($0)", name: "Port \($0)", elevation: $0) }
+            try await store.repository(PortV1.self).insert(many)
+            try await store.migrate(
+                Migrations([
+                    createPorts,
+                    Migration("2 text", [.alterColumn("elevation", to: .text, nullable: false, in: "ports")]),
+                ]))
+            let ports = store.repository(TextPort.self)
+            #expect(try await ports.count(where: .hasPrefix(\.elevation, "1199", .caseInsensitive)) == 11)
+            #expect(
+                try await ports.count(where: .contains(\.elevation, "0", .caseInsensitive))
+                    == many.count { String($0.elevation).contains("0") })
         },
         MigrationCase("two stores migrating one database at once apply each step exactly once") { open in
             let first = try await open()
