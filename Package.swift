@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "DepotPostgresTests",
             dependencies: [
-                "Depot", "DepotPostgres", "DepotTesting",
+                "Depot", "DepotPostgres", "DepotSQL", "DepotSQLite", "DepotTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         .testTarget(

@@ -115,6 +115,9 @@ extension MigrationConformance {
         "5 elevation double", [.alterColumn("elevation", to: .double, nullable: true, in: "harbours")],
         down: .operations([.alterColumn("elevation", to: .integer, nullable: false, in: "harbours")]))
     static let all = Migrations([createPorts, addCountry, indexCountry, renames, alter])
+    /// The suite's migration list (tables, columns, renames, a composite unique index, a type
+    /// change), for comparing what it builds on different stores.
+    public static var sample: Migrations { all }
     static let oslo = PortV1(code: "ENGM", name: "Oslo", elevation: 681)
     static let bergen = PortV1(code: "ENBR", name: "Bergen", elevation: 170)
 }

@@ -1,0 +1,30 @@
+import Depot
+import DepotPostgres
+import DepotSQL
+import DepotSQLite
+import DepotTesting
+import Testing
+
+/// One migration list, two engines: the schemas they build compare equal once normalized.
+@Suite(
+    "Schema parity of SQLite and PostgreSQL",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(2)))
+struct SchemaParityTests {
+    @Test("the same migrations give the same tables, columns, types, keys and indexes, up and down")
+    func sameSchema() async throws {
+        let sqlite = try SQLiteStore.temporary()
+        try await PostgresTestServer.withStore { postgres in
+            let migrations = MigrationConformance.sample
+            for target in [migrations.latestVersion, 2, migrations.latestVersion] {
+                try await sqlite.migrate(migrations, to: target)
+                try await postgres.migrate(migrations, to: target)
+                let left = try await SQLMigrator.introspect(on: sqlite)
+                let right = try await SQLMigrator.introspect(on: postgres)
+                #expect(left == right, "at version \(target):\nSQLite:\n\(left)\nPostgreSQL:\n\(right)")
+                #expect(left.tables.map(\.name).contains("depot_migrations"))
+            }
+            let latest = try await SQLMigrator.introspect(on: sqlite)
+            #expect(latest.tables.contains { !$0.indexes.isEmpty }, "the list builds an index: \(latest)")
+        }
+    }
+}
