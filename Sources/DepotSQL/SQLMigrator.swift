@@ -34,35 +34,9 @@ package enum SQLMigrator {
         _ migrations: Migrations, to target: Int?, on store: some SQLMigratableStore,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
-        let target = target ?? migrations.latestVersion
-        guard (0...migrations.latestVersion).contains(target) else {
-            throw DepotError(
-                .migration,
-                "cannot migrate to version \(target): the steps given reach versions 0 to "
-                    + "\(migrations.latestVersion)")
-        }
         defer { store.schemaChanged() }
-        let start = try await ledgerRows(on: store, checkedAgainst: migrations).count
-        var done: [String] = []
-        let total = abs(target - start)
-        if start < target {
-            for version in (start + 1)...target {
-                let step = migrations.steps[version - 1]
-                if try await run(step, version: version, up: true, migrations: migrations, on: store) {
-                    done.append(step.name)
-                }
-                progress?(MigrationProgress(done: version - start, total: total, step: step.name))
-            }
-        } else if start > target {
-            for version in stride(from: start, to: target, by: -1) {
-                let step = migrations.steps[version - 1]
-                if try await run(step, version: version, up: false, migrations: migrations, on: store) {
-                    done.append(step.name)
-                }
-                progress?(MigrationProgress(done: start - version + 1, total: total, step: step.name))
-            }
-        }
-        return MigrationOutcome(from: start, to: target, steps: done)
+        return try await MigrationRunner.migrate(
+            migrations, to: target, on: store, sessions: { try SQLSessionAdapter(writer: $0) }, progress: progress)
     }
 
     /// Drops every table of the database (the ledger too), under the migration lock.
@@ -107,67 +81,7 @@ package enum SQLMigrator {
     }
 
     package static func applied(on store: some Store) async throws -> [AppliedMigration] {
-        try await store.transaction { writer in
-            try await readLedger(try session(writer))
-        }
-    }
-
-    /// The ledger, checked against `migrations` (nothing is modified when it does not match).
-    static func ledgerRows(on store: some Store, checkedAgainst migrations: Migrations) async throws
-        -> [AppliedMigration]
-    {
-        try await store.transaction { writer in
-            let rows = try await readLedger(try session(writer))
-            try check(rows, against: migrations)
-            return rows
-        }
-    }
-
-    /// Applies (or reverts) one step with its ledger row in one transaction, after taking the
-    /// migration lock and reading the ledger again: a step another process applied meanwhile is
-    /// skipped (returns false).
-    static func run(
-        _ step: Migration, version: Int, up: Bool, migrations: Migrations, on store: some Store
-    ) async throws -> Bool {
-        do {
-            return try await store.transaction { writer in
-                let session = try session(writer)
-                try await session.lockForMigration()
-                try await ensureLedger(session)
-                let rows = try await readLedger(session)
-                try check(rows, against: migrations)
-                if up {
-                    guard rows.count == version - 1 else { return false }
-                    for operation in step.operations { try await apply(operation, session, writer) }
-                    let dialect = session.dialect
-                    try await session.execute(
-                        SQLStatement(
-                            sql: "INSERT INTO \(dialect.quote(ledger)) (\"version\", \"name\", \"checksum\") VALUES ("
-                                + "\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))",
-                            arguments: [.integer(Int64(version)), .text(step.name), .text(step.checksum)]))
-                } else {
-                    guard rows.count == version else { return false }
-                    guard let down = step.downOperations else {
-                        throw DepotError(
-                            .migration, "step \(version) '\(step.name)' is irreversible: cannot migrate below it")
-                    }
-                    for operation in down { try await apply(operation, session, writer) }
-                    try await session.execute(
-                        SQLStatement(
-                            sql: "DELETE FROM \(session.dialect.quote(ledger)) WHERE \"version\" = "
-                                + session.dialect.placeholder(1), arguments: [.integer(Int64(version))]))
-                }
-                return true
-            }
-        } catch let error as DepotError where error.kind == .migration {
-            throw error
-        } catch {
-            let reason = (error as? DepotError)?.message ?? "\(error)"
-            throw DepotError(
-                .migration,
-                "step \(version) '\(step.name)' failed\(up ? "" : " going down"); the database stays at version "
-                    + "\(up ? version - 1 : version): \(reason)", underlying: error)
-        }
+        try await MigrationRunner.applied(on: store, sessions: { try SQLSessionAdapter(writer: $0) })
     }
 
     static func session(_ writer: any StoreWriter) throws -> any SQLMigrationSession {
@@ -197,34 +111,6 @@ package enum SQLMigrator {
         }
     }
 
-    static func check(_ rows: [AppliedMigration], against migrations: Migrations) throws {
-        for (index, row) in rows.enumerated() {
-            guard row.version == index + 1 else {
-                throw DepotError(
-                    .migration, "the migration ledger is damaged: version \(row.version) at position \(index + 1)")
-            }
-            guard index < migrations.steps.count else {
-                throw DepotError(
-                    .migration,
-                    "the database is at version \(rows.count), newer than this app's \(migrations.latestVersion) "
-                        + "(it records step \(row.version) '\(row.name)', unknown here); nothing was changed")
-            }
-            let step = migrations.steps[index]
-            guard step.name == row.name else {
-                throw DepotError(
-                    .migration,
-                    "step \(row.version) is '\(row.name)' in the database but '\(step.name)' in the app; nothing was changed"
-                )
-            }
-            guard step.checksum == row.checksum else {
-                throw DepotError(
-                    .migration,
-                    "step \(row.version) '\(step.name)' changed after it was applied (checksum \(row.checksum) in the "
-                        + "database, \(step.checksum) now); nothing was changed")
-            }
-        }
-    }
-
     static func tableExists(_ table: String, _ dialect: SQLDialect) -> SQLStatement {
         switch dialect {
         case .sqlite:
@@ -235,5 +121,41 @@ package enum SQLMigrator {
                 sql: "SELECT count(*)::text FROM information_schema.tables WHERE table_schema = current_schema() "
                     + "AND table_name = $1", arguments: [.text(table)])
         }
+    }
+}
+
+/// A SQL transaction as the shared ``MigrationRunner`` sees it.
+struct SQLSessionAdapter: MigrationSession {
+    let session: any SQLMigrationSession
+    let writer: any StoreWriter
+
+    init(writer: any StoreWriter) throws {
+        self.session = try SQLMigrator.session(writer)
+        self.writer = writer
+    }
+
+    func lockForMigration() async throws { try await session.lockForMigration() }
+
+    func readLedger() async throws -> [AppliedMigration] { try await SQLMigrator.readLedger(session) }
+
+    func record(_ step: Migration, version: Int) async throws {
+        try await SQLMigrator.ensureLedger(session)
+        let dialect = session.dialect
+        try await session.execute(
+            SQLStatement(
+                sql: "INSERT INTO \(dialect.quote(SQLMigrator.ledger)) (\"version\", \"name\", \"checksum\") VALUES ("
+                    + "\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))",
+                arguments: [.integer(Int64(version)), .text(step.name), .text(step.checksum)]))
+    }
+
+    func unrecord(version: Int) async throws {
+        try await session.execute(
+            SQLStatement(
+                sql: "DELETE FROM \(session.dialect.quote(SQLMigrator.ledger)) WHERE \"version\" = "
+                    + session.dialect.placeholder(1), arguments: [.integer(Int64(version))]))
+    }
+
+    func apply(_ operation: MigrationOperation) async throws {
+        try await SQLMigrator.apply(operation, session, writer)
     }
 }

@@ -1,0 +1,132 @@
+/// What a store gives migrations inside one of its transactions: the ledger, the lock, and each
+/// operation carried out in its own terms.
+package protocol MigrationSession: Sendable {
+    /// Holds the database's migration lock until the transaction ends.
+    func lockForMigration() async throws
+    /// The ledger's rows, in version order (empty when there is no ledger yet).
+    func readLedger() async throws -> [AppliedMigration]
+    /// Records that `step` was applied as `version` (creating the ledger when needed).
+    func record(_ step: Migration, version: Int) async throws
+    /// Removes the ledger row of `version`.
+    func unrecord(version: Int) async throws
+    /// Carries out one operation.
+    func apply(_ operation: MigrationOperation) async throws
+}
+
+/// Runs ``Migrations`` on any store that gives a ``MigrationSession``: the order, the ledger
+/// checks, one transaction per step with the lock taken and the ledger read again under it.
+/// The same driver for every store, so every store refuses, skips and reports alike.
+package enum MigrationRunner {
+    package typealias Sessions = @Sendable (any StoreWriter) throws -> any MigrationSession
+
+    package static func migrate(
+        _ migrations: Migrations, to target: Int?, on store: some Store, sessions: @escaping Sessions,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationOutcome {
+        let target = target ?? migrations.latestVersion
+        guard (0...migrations.latestVersion).contains(target) else {
+            throw DepotError(
+                .migration,
+                "cannot migrate to version \(target): the steps given reach versions 0 to "
+                    + "\(migrations.latestVersion)")
+        }
+        let start = try await store.transaction { writer in
+            let rows = try await sessions(writer).readLedger()
+            try check(rows, against: migrations)
+            return rows.count
+        }
+        var done: [String] = []
+        let total = abs(target - start)
+        if start < target {
+            for version in (start + 1)...target {
+                let step = migrations.steps[version - 1]
+                if try await run(step, version: version, up: true, migrations: migrations, on: store, sessions) {
+                    done.append(step.name)
+                }
+                progress?(MigrationProgress(done: version - start, total: total, step: step.name))
+            }
+        } else if start > target {
+            for version in stride(from: start, to: target, by: -1) {
+                let step = migrations.steps[version - 1]
+                if try await run(step, version: version, up: false, migrations: migrations, on: store, sessions) {
+                    done.append(step.name)
+                }
+                progress?(MigrationProgress(done: start - version + 1, total: total, step: step.name))
+            }
+        }
+        return MigrationOutcome(from: start, to: target, steps: done)
+    }
+
+    /// The ledger as it stands.
+    package static func applied(on store: some Store, sessions: @escaping Sessions) async throws -> [AppliedMigration] {
+        try await store.transaction { writer in try await sessions(writer).readLedger() }
+    }
+
+    /// Applies (or reverts) one step with its ledger row in one transaction, after taking the
+    /// migration lock and reading the ledger again: a step another process applied meanwhile is
+    /// skipped (returns false).
+    static func run(
+        _ step: Migration, version: Int, up: Bool, migrations: Migrations, on store: some Store,
+        _ sessions: @escaping Sessions
+    ) async throws -> Bool {
+        do {
+            return try await store.transaction { writer in
+                let session = try sessions(writer)
+                try await session.lockForMigration()
+                let rows = try await session.readLedger()
+                try check(rows, against: migrations)
+                if up {
+                    guard rows.count == version - 1 else { return false }
+                    for operation in step.operations { try await session.apply(operation) }
+                    try await session.record(step, version: version)
+                } else {
+                    guard rows.count == version else { return false }
+                    guard let down = step.downOperations else {
+                        throw DepotError(
+                            .migration, "step \(version) '\(step.name)' is irreversible: cannot migrate below it")
+                    }
+                    for operation in down { try await session.apply(operation) }
+                    try await session.unrecord(version: version)
+                }
+                return true
+            }
+        } catch let error as DepotError where error.kind == .migration {
+            throw error
+        } catch {
+            let reason = (error as? DepotError)?.message ?? "\(error)"
+            throw DepotError(
+                .migration,
+                "step \(version) '\(step.name)' failed\(up ? "" : " going down"); the database stays at version "
+                    + "\(up ? version - 1 : version): \(reason)", underlying: error)
+        }
+    }
+
+    /// Throws unless `rows` are the first steps of `migrations`, unchanged.
+    package static func check(_ rows: [AppliedMigration], against migrations: Migrations) throws {
+        for (index, row) in rows.enumerated() {
+            guard row.version == index + 1 else {
+                throw DepotError(
+                    .migration, "the migration ledger is damaged: version \(row.version) at position \(index + 1)")
+            }
+            guard index < migrations.steps.count else {
+                throw DepotError(
+                    .migration,
+                    "the database is at version \(rows.count), newer than this app's \(migrations.latestVersion) "
+                        + "(it records step \(row.version) '\(row.name)', unknown here); nothing was changed")
+            }
+            let step = migrations.steps[index]
+            guard step.name == row.name else {
+                throw DepotError(
+                    .migration,
+                    "step \(row.version) is '\(row.name)' in the database but '\(step.name)' in the app; nothing was changed"
+                )
+            }
+            guard step.checksum == row.checksum else {
+                throw DepotError(
+                    .migration,
+                    "step \(row.version) '\(step.name)' changed after it was applied (checksum \(row.checksum) in the "
+                        + "database, \(step.checksum) now); nothing was changed")
+            }
+        }
+    }
+}
