@@ -32,13 +32,16 @@ public enum MigrationHarness {
 /// on the same fresh database each time it is called (the first is the store under test).
 public struct MigrationCase: Sendable, CustomStringConvertible {
     public let name: String
+    /// Whether the case runs raw SQL steps (SQL stores only).
+    public let needsSQL: Bool
     let body: @Sendable (_ open: @Sendable () async throws -> any MigratableStore) async throws -> Void
 
     init(
-        _ name: String,
+        _ name: String, needsSQL: Bool = false,
         _ body: @escaping @Sendable (_ open: @Sendable () async throws -> any MigratableStore) async throws -> Void
     ) {
         self.name = name
+        self.needsSQL = needsSQL
         self.body = body
     }
 
@@ -259,7 +262,7 @@ public enum MigrationConformance {
             #expect(error?.kind == .constraintViolation)
             try await ports.insert(PortV1(code: "YYYY", name: "Oslo", elevation: 1))
         },
-        MigrationCase("raw SQL steps run the text of the store's dialect") { open in
+        MigrationCase("raw SQL steps run the text of the store's dialect", needsSQL: true) { open in
             let store = try await open()
             let steps = Migrations([
                 createPorts,

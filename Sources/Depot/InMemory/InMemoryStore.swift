@@ -52,6 +52,9 @@ public final class InMemoryStore: Store {
     public func commits() -> AsyncStream<StoreCommit> {
         broadcaster.subscribe()
     }
+
+    /// The last committed state.
+    func currentDatabase() -> InMemoryDatabase { committed.withLock { $0 } }
 }
 
 /// The tables of an in-memory store: a value, so a transaction works on a copy.
@@ -59,48 +62,102 @@ struct InMemoryDatabase: Sendable {
     struct Table: Sendable {
         var description: TableDescription
         var rows: [[StoredValue]: [StoredValue]] = [:]
+        /// Values of columns added by migrations with a default, for rows written without them.
+        var defaults: [String: StoredValue] = [:]
     }
 
     var tables: [String: Table] = [:]
+    /// Indexes made by migrations; unique ones are enforced on every write.
+    var indexes: [String: IndexDescription] = [:]
+    /// The migration ledger.
+    var ledger: [AppliedMigration] = []
 
-    /// The rows of `description`'s table, checking that the stored table has the same shape.
-    func rows(of description: TableDescription) throws -> [[StoredValue]: [StoredValue]] {
-        guard let table = tables[description.name] else { return [:] }
-        try Self.check(table.description, against: description)
-        return table.rows
-    }
-
-    static func check(_ stored: TableDescription, against expected: TableDescription) throws {
-        guard stored.columns == expected.columns, stored.primaryKey == expected.primaryKey else {
+    /// The stored table for `description` (nil when it does not exist), checked to fit it: every
+    /// declared column present alike, the same key, other columns nullable or with a default —
+    /// what the SQL stores accept.
+    func table(for description: TableDescription) throws -> Table? {
+        guard let table = tables[description.name] else { return nil }
+        let differences = Self.differences(table, expected: description)
+        guard differences.isEmpty else {
             throw DepotError(
                 .schemaMismatch,
-                "table '\(expected.name)' exists with other columns than \(expected.entityName) declares",
-                table: expected.name)
+                "table '\(description.name)' does not match \(description.entityName): "
+                    + differences.joined(separator: "; "), table: description.name)
         }
+        return table
+    }
+
+    /// How `table` differs from what `expected` needs.
+    static func differences(_ table: Table, expected: TableDescription) -> [String] {
+        var differences: [String] = []
+        var stored: [String: TableDescription.ColumnDescription] = [:]
+        for column in table.description.columns { stored[column.name] = column }
+        for column in expected.columns {
+            guard let found = stored.removeValue(forKey: column.name) else {
+                differences.append("column \(column.name): expected \(column.type.rawValue), found no column")
+                continue
+            }
+            if found.type != column.type {
+                differences.append(
+                    "column \(column.name): expected type \(column.type.rawValue), found \(found.type.rawValue)")
+            }
+            if found.isNullable != column.isNullable {
+                differences.append(
+                    "column \(column.name): expected \(column.isNullable ? "NULL allowed" : "NOT NULL"), "
+                        + "found \(found.isNullable ? "NULL allowed" : "NOT NULL")")
+            }
+        }
+        for extra in stored.values.sorted(by: { $0.name < $1.name })
+        where !extra.isNullable && table.defaults[extra.name] == nil {
+            differences.append("column \(extra.name): not declared, and NOT NULL without a default")
+        }
+        if table.description.primaryKey != expected.primaryKey {
+            differences.append(
+                "primary key: expected (\(expected.primaryKey.joined(separator: ", "))), "
+                    + "found (\(table.description.primaryKey.joined(separator: ", ")))")
+        }
+        return differences
+    }
+
+    /// The rows of `description`'s table, in its column order.
+    func rows(of description: TableDescription) throws -> [[StoredValue]] {
+        guard let table = try table(for: description) else { return [] }
+        return Self.project(Array(table.rows.values), from: table.description, to: description)
+    }
+
+    /// `rows` of a table shaped `stored`, with the columns of `expected` in its order.
+    static func project(_ rows: [[StoredValue]], from stored: TableDescription, to expected: TableDescription)
+        -> [[StoredValue]]
+    {
+        if stored.columns == expected.columns { return rows }
+        let positions = expected.columns.map { column in stored.columns.firstIndex { $0.name == column.name } ?? 0 }
+        return rows.map { row in positions.map { row[$0] } }
     }
 
     func fetch<Value>(_ query: SelectQuery, decode: ([StoredValue]) throws -> Value) throws -> [Value] {
         try query.validate()
-        let rows = try rows(of: query.table).values
+        let rows = try rows(of: query.table)
         return try evaluator(query.table).run(query, over: rows).map(decode)
     }
 
     func count(_ query: SelectQuery) throws -> Int {
         try query.validate()
-        let rows = try rows(of: query.table).values
+        let rows = try rows(of: query.table)
         return try evaluator(query.table).run(query, over: rows).count
     }
 
     /// Evaluates queries over `table`, with subqueries reading this database's other tables.
     func evaluator(_ table: TableDescription) -> QueryEvaluator {
-        QueryEvaluator(table: table) { try Array(self.rows(of: $0).values) }
+        QueryEvaluator(table: table) { try self.rows(of: $0) }
     }
 
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
-        var table = tables[description.name] ?? Table(description: description)
-        try Self.check(table.description, against: description)
-        let keyPositions = try description.keyPositions(inWrite: batch.columns)
-        let positions = try batch.columns.map { try description.requireColumn($0) }
+        let stored = try table(for: description) ?? Table(description: description)
+        var table = stored
+        let shape = table.description
+        _ = try description.keyPositions(inWrite: batch.columns)
+        let keyPositions = try shape.keyPositions(inWrite: batch.columns)
+        let positions = try batch.columns.map { try shape.requireColumn($0) }
         for rowIndex in 0..<batch.count {
             let values = batch.row(rowIndex)
             let key = keyPositions.map { values[values.startIndex + $0] }
@@ -114,18 +171,37 @@ struct InMemoryDatabase: Sendable {
                 for (offset, position) in positions.enumerated() {
                     existing[position] = values[values.startIndex + offset]
                 }
-                try Self.checkNotNull(existing, description, key: key)
+                try Self.checkNotNull(existing, shape, key: key)
                 table.rows[key] = existing
             } else if mode != .update {
-                var row = [StoredValue](repeating: .null, count: description.columns.count)
+                var row = shape.columns.map { table.defaults[$0.name] ?? .null }
                 for (offset, position) in positions.enumerated() {
                     row[position] = values[values.startIndex + offset]
                 }
-                try Self.checkNotNull(row, description, key: key)
+                try Self.checkNotNull(row, shape, key: key)
                 table.rows[key] = row
             }
         }
+        try checkUniqueIndexes(of: table)
         tables[description.name] = table
+    }
+
+    /// Throws if a unique index of `table` finds two rows with the same non-NULL values.
+    func checkUniqueIndexes(of table: Table) throws {
+        for index in indexes.values where index.isUnique && index.table == table.description.name {
+            let positions = index.columns.compactMap { table.description.columnIndex($0) }
+            var seen: Set<[StoredValue]> = []
+            for row in table.rows.values {
+                let values = positions.map { row[$0] }
+                if values.contains(where: \.isNull) { continue }
+                if !seen.insert(values).inserted {
+                    throw DepotError(
+                        .constraintViolation,
+                        "\(table.description.name): unique index '\(index.name)' (\(index.columns.joined(separator: ", "))) "
+                            + "holds \(TableDescription.describeKey(values)) twice", table: table.description.name)
+                }
+            }
+        }
     }
 
     static func checkNotNull(_ row: [StoredValue], _ description: TableDescription, key: [StoredValue]) throws {
@@ -140,11 +216,10 @@ struct InMemoryDatabase: Sendable {
     }
 
     mutating func delete(from description: TableDescription, where predicate: PredicateNode?) throws -> Int {
-        guard var table = tables[description.name] else { return 0 }
-        try Self.check(table.description, against: description)
+        guard var table = try table(for: description) else { return 0 }
         let before = table.rows.count
         if let predicate {
-            let condition = try evaluator(description).condition(predicate)
+            let condition = try evaluator(table.description).condition(predicate)
             table.rows = table.rows.filter { condition($0.value) != true }
         } else {
             table.rows = [:]
@@ -156,7 +231,7 @@ struct InMemoryDatabase: Sendable {
 
 /// A transaction of the in-memory store: a working copy of the tables, and the tables touched.
 final class InMemoryWriter: StoreWriter {
-    private struct State {
+    struct State {
         var database: InMemoryDatabase
         var touched: Set<String> = []
         var isActive = true
@@ -176,7 +251,7 @@ final class InMemoryWriter: StoreWriter {
         }
     }
 
-    private func withActive<T>(_ body: (inout State) throws -> T) throws -> T {
+    func withActive<T>(_ body: (inout State) throws -> T) throws -> T {
         try state.withLock { state in
             guard state.isActive else {
                 throw DepotError(.transaction, "the transaction was used after it ended")

@@ -77,7 +77,7 @@ package enum MigrationRunner {
                 try check(rows, against: migrations)
                 if up {
                     guard rows.count == version - 1 else { return false }
-                    for operation in step.operations { try await session.apply(operation) }
+                    try await apply(step.operations, session)
                     try await session.record(step, version: version)
                 } else {
                     guard rows.count == version else { return false }
@@ -85,19 +85,33 @@ package enum MigrationRunner {
                         throw DepotError(
                             .migration, "step \(version) '\(step.name)' is irreversible: cannot migrate below it")
                     }
-                    for operation in down { try await session.apply(operation) }
+                    try await apply(down, session)
                     try await session.unrecord(version: version)
                 }
                 return true
             }
         } catch let error as DepotError where error.kind == .migration {
-            throw error
+            throw error  // the ledger's verdict, or an irreversible step: named already
         } catch {
-            let reason = (error as? DepotError)?.message ?? "\(error)"
+            let cause = (error as? OperationFailure)?.underlying ?? error
+            let reason = (cause as? DepotError)?.message ?? "\(cause)"
             throw DepotError(
                 .migration,
                 "step \(version) '\(step.name)' failed\(up ? "" : " going down"); the database stays at version "
-                    + "\(up ? version - 1 : version): \(reason)", underlying: error)
+                    + "\(up ? version - 1 : version): \(reason)", underlying: cause)
+        }
+    }
+
+    /// An operation's error, whatever its kind: the step that ran it is named around it.
+    struct OperationFailure: Error {
+        let underlying: any Error
+    }
+
+    static func apply(_ operations: [MigrationOperation], _ session: any MigrationSession) async throws {
+        do {
+            for operation in operations { try await session.apply(operation) }
+        } catch {
+            throw OperationFailure(underlying: error)
         }
     }
 

@@ -1,0 +1,249 @@
+import Foundation
+
+extension InMemoryStore: MigratableStore {
+    /// Applies `migrations` to the tables in memory, through the same driver as the SQL stores:
+    /// the same ledger checks, one transaction per step, the same errors. Raw SQL steps cannot run
+    /// here and fail naming the step.
+    public func migrate(
+        _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationOutcome {
+        try await MigrationRunner.migrate(
+            migrations, to: target, on: self, sessions: Self.session, progress: progress)
+    }
+
+    public func appliedMigrations() async throws -> [AppliedMigration] {
+        try await MigrationRunner.applied(on: self, sessions: Self.session)
+    }
+
+    public func checkSchema(of entities: [any Entity.Type]) async throws {
+        func table<Root: Entity>(_ entity: Root.Type) -> TableDescription { Root.schema.table }
+        let database = currentDatabase()
+        var problems: [String] = []
+        for entity in entities {
+            let description = table(entity)
+            guard let stored = database.tables[description.name] else {
+                problems.append("table '\(description.name)' of \(description.entityName) does not exist")
+                continue
+            }
+            let differences = InMemoryDatabase.differences(stored, expected: description)
+            if !differences.isEmpty {
+                problems.append(
+                    "table '\(description.name)' does not match \(description.entityName): "
+                        + differences.joined(separator: "; "))
+            }
+        }
+        guard problems.isEmpty else {
+            throw DepotError(
+                .schemaMismatch,
+                "the database does not match the app's entities (\(problems.count) table(s)): "
+                    + problems.joined(separator: "; "))
+        }
+    }
+
+    public func eraseDatabase() async throws {
+        try await transaction { writer in
+            try Self.session(writer).replace { $0 = InMemoryDatabase() }
+        }
+    }
+
+    private static func session(_ writer: any StoreWriter) throws -> InMemoryWriter {
+        guard let writer = writer as? InMemoryWriter else {
+            throw DepotError(.migration, "this transaction does not belong to an in-memory store")
+        }
+        return writer
+    }
+}
+
+extension InMemoryWriter: MigrationSession {
+    /// Transactions of the in-memory store are serialized already.
+    func lockForMigration() async throws {}
+
+    func readLedger() async throws -> [AppliedMigration] {
+        try withActive { $0.database.ledger }
+    }
+
+    func record(_ step: Migration, version: Int) async throws {
+        try replace { $0.ledger.append(AppliedMigration(version: version, name: step.name, checksum: step.checksum)) }
+    }
+
+    func unrecord(version: Int) async throws {
+        try replace { $0.ledger.removeAll { $0.version == version } }
+    }
+
+    func apply(_ operation: MigrationOperation) async throws {
+        switch operation.action {
+        case .data(_, let body):
+            try await body(Transaction(writer: self))
+        case .sql:
+            throw DepotError(.migration, "raw SQL cannot run on the in-memory store")
+        default:
+            try replace { try $0.apply(operation.action) }
+        }
+    }
+
+    /// Changes the working database; every table counts as touched (observers re-read).
+    func replace(_ change: (inout InMemoryDatabase) throws -> Void) throws {
+        try withActive { state in
+            var database = state.database
+            try change(&database)
+            state.touched.formUnion(database.tables.keys)
+            state.touched.formUnion(state.database.tables.keys)
+            state.database = database
+        }
+    }
+}
+
+extension InMemoryDatabase {
+    /// Carries out a schema operation on the tables, with the checks and messages of the SQL
+    /// stores (NOT NULL needs a default; values must convert before a column's type changes).
+    mutating func apply(_ action: MigrationOperation.Action) throws {
+        switch action {
+        case .createTable(let description):
+            if tables[description.name] == nil { tables[description.name] = Table(description: description) }
+        case .dropTable(let name):
+            _ = try existing(name)
+            tables[name] = nil
+            indexes = indexes.filter { $0.value.table != name }
+        case .renameTable(let from, let to):
+            var table = try existing(from)
+            guard tables[to] == nil else { throw DepotError(.migration, "table '\(to)' exists already", table: to) }
+            table.description.name = to
+            tables[from] = nil
+            tables[to] = table
+            for (name, index) in indexes where index.table == from { indexes[name]?.table = to }
+        case .addColumn(let name, let column, let value):
+            var table = try existing(name)
+            if !column.isNullable && value == nil {
+                throw DepotError(
+                    .migration,
+                    "adding NOT NULL column '\(column.name)' to '\(name)' needs a default for existing rows",
+                    table: name, column: column.name)
+            }
+            guard table.description.columnIndex(column.name) == nil else {
+                throw DepotError(.migration, "table '\(name)' has a column '\(column.name)' already", table: name)
+            }
+            table.description.columns.append(column)
+            if let value, !value.isNull { table.defaults[column.name] = value }
+            for key in table.rows.keys { table.rows[key]?.append(value ?? .null) }
+            tables[name] = table
+        case .dropColumn(let name, let column):
+            var table = try existing(name)
+            let position = try self.column(column, of: table)
+            guard !table.description.primaryKey.contains(column) else {
+                throw DepotError(.migration, "cannot drop key column '\(column)' of '\(name)'", table: name)
+            }
+            table.description.columns.remove(at: position)
+            table.defaults[column] = nil
+            for key in table.rows.keys { table.rows[key]?.remove(at: position) }
+            indexes = indexes.filter { !($0.value.table == name && $0.value.columns.contains(column)) }
+            tables[name] = table
+        case .renameColumn(let name, let from, let to):
+            var table = try existing(name)
+            let position = try self.column(from, of: table)
+            table.description.columns[position].name = to
+            table.description.primaryKey = table.description.primaryKey.map { $0 == from ? to : $0 }
+            if let value = table.defaults.removeValue(forKey: from) { table.defaults[to] = value }
+            for (index, description) in indexes where description.table == name {
+                indexes[index]?.columns = description.columns.map { $0 == from ? to : $0 }
+            }
+            tables[name] = table
+        case .alterColumn(let name, let column):
+            var table = try existing(name)
+            let position = try self.column(column.name, of: table)
+            table.rows = try Self.converted(table.rows, at: position, to: column, table: name)
+            table.description.columns[position] = column
+            tables[name] = table
+        case .createIndex(let index):
+            let table = try existing(index.table)
+            for name in index.columns { _ = try self.column(name, of: table) }
+            guard indexes[index.name] == nil else {
+                throw DepotError(.migration, "index '\(index.name)' exists already", table: index.table)
+            }
+            indexes[index.name] = index
+            try checkUniqueIndexes(of: table)
+        case .dropIndex(let name):
+            guard indexes.removeValue(forKey: name) != nil else {
+                throw DepotError(.migration, "no index '\(name)'")
+            }
+        case .sql, .data:
+            break  // carried out by the session
+        }
+    }
+
+    private func existing(_ name: String) throws -> Table {
+        guard let table = tables[name] else { throw DepotError(.migration, "no table '\(name)'", table: name) }
+        return table
+    }
+
+    private func column(_ name: String, of table: Table) throws -> Int {
+        guard let position = table.description.columnIndex(name) else {
+            throw DepotError(
+                .migration, "table '\(table.description.name)' has no column '\(name)'", table: table.description.name,
+                column: name)
+        }
+        return position
+    }
+
+    /// The rows with column `position` converted to `column`'s type, refusing what SQL refuses.
+    private static func converted(
+        _ rows: [[StoredValue]: [StoredValue]], at position: Int, to column: TableDescription.ColumnDescription,
+        table: String
+    ) throws -> [[StoredValue]: [StoredValue]] {
+        let nulls = rows.values.count { $0[position].isNull }
+        if !column.isNullable && nulls > 0 {
+            throw DepotError(
+                .migration, "column '\(column.name)' of '\(table)' cannot become NOT NULL: \(nulls) row(s) hold NULL",
+                table: table, column: column.name)
+        }
+        var result = rows
+        var bad = 0
+        var example: String?
+        for (key, row) in rows {
+            let value = row[position]
+            guard let converted = convert(value, to: column.type) else {
+                bad += 1
+                example = example ?? text(of: value)
+                continue
+            }
+            result[key]?[position] = converted
+        }
+        if bad > 0 {
+            throw DepotError(
+                .migration,
+                "column '\(column.name)' of '\(table)' cannot become \(column.type.rawValue): \(bad) value(s) do not "
+                    + "convert (e.g. '\(example ?? "")')", table: table, column: column.name)
+        }
+        return result
+    }
+
+    /// `value` as a value of `type`, or nil when it does not convert.
+    private static func convert(_ value: StoredValue, to type: ColumnType) -> StoredValue? {
+        if value.isNull { return .null }
+        switch (type, value) {
+        case (.integer, .integer), (.double, .double), (.text, .text): return value
+        case (.integer, .double(let number)):
+            return number.rounded() == number && abs(number) < 9.2e18 ? .integer(Int64(number)) : nil
+        case (.integer, .text(let text)):
+            if let number = Int64(text) { return .integer(number) }
+            return Double(text).flatMap { $0.rounded() == $0 && abs($0) < 9.2e18 ? .integer(Int64($0)) : nil }
+        case (.double, .integer(let number)): return .double(Double(number))
+        case (.double, .text(let text)): return Double(text).map { .double($0) }
+        case (.text, _): return .text(text(of: value))
+        case (.bool, .bool), (.decimal, .decimal), (.blob, .blob), (.date, .date), (.uuid, .uuid):
+            return value
+        case (.url, .text), (.json, .text): return value
+        default: return nil
+        }
+    }
+
+    /// `value` as SQL's `CAST(… AS text)` spells it.
+    private static func text(of value: StoredValue) -> String {
+        switch value {
+        case .integer(let number): String(number)
+        case .double(let number):
+            number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) + ".0" : String(number)
+        case .text(let text): text
+        default: value.excerpt
+        }
+    }
+}
