@@ -354,6 +354,42 @@ public enum MigrationConformance {
                 try await ports.count(where: .contains(\.elevation, "0", .caseInsensitive))
                     == many.count { String($0.elevation).contains("0") })
         },
+        MigrationCase("adding a foreign key fails on dangling rows, naming them, and passes once they are gone") {
+            open in
+            let store = try await open()
+            let tables = Migration(
+                "1 countries and airports", [.createTable(RelCountry.self), .createTable(RelAirport.self)])
+            try await store.migrate(Migrations([tables]))
+            let airports = RelAirport.schema.table
+            // Rows written before the relation existed (plain batches: no relation checks).
+            try await store.transaction { writer in
+                try await writer.write(
+                    RowBatch(
+                        columns: ["code", "name", "continent"], values: [.text("NO"), .text("Norway"), .text("EU")]),
+                    into: RelCountry.schema.table, mode: .insert)
+                try await writer.write(
+                    RowBatch(
+                        columns: ["icao", "name", "country", "kind", "elevation"],
+                        values: [
+                            .text("ENGM"), .text("Oslo"), .text("NO"), .text("large"), .integer(681),
+                            .text("EDDF"), .text("Frankfurt"), .text("DE"), .text("large"), .integer(364),
+                            .text("EGLL"), .text("Heathrow"), .text("GB"), .text("large"), .integer(83),
+                        ]), into: airports, mode: .insert)
+            }
+            let steps = Migrations([tables, Migration("2 airport countries", [.addForeignKey(RelAirport.country)])])
+            let error = await #expect(throws: DepotError.self) { try await store.migrate(steps) }
+            #expect(
+                error?.message.hasSuffix(
+                    "2 rel_airports row(s) name no RelCountry in country (relation RelAirport.country): "
+                        + "'EDDF' → 'DE', 'EGLL' → 'GB'") == true, "\(error?.message ?? "")")
+            #expect(error?.message.hasPrefix("step 2 '2 airport countries' failed") == true)
+            #expect(try await store.appliedMigrations().count == 1)
+            _ = try await store.transaction { writer in
+                try await writer.delete(from: airports, where: .isIn(column: "country", [.text("DE"), .text("GB")]))
+            }
+            try await store.migrate(steps)
+            #expect(try await store.appliedMigrations().count == 2)
+        },
         MigrationCase("two stores migrating one database at once apply each step exactly once") { open in
             let first = try await open()
             let second = try await open()
