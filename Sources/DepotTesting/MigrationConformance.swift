@@ -222,6 +222,24 @@ public enum MigrationConformance {
             try await store.repository(HarbourV5.self).insert(
                 HarbourV5(code: "ESSA", title: "Arlanda", elevation: nil, country: "SE"))
         },
+        MigrationCase("drop index and drop table steps remove them; going down to 0 leaves no table") { open in
+            let store = try await open()
+            try await store.migrate(all)
+            try await store.migrate(all, to: 0)
+            let gone = await #expect(throws: DepotError.self) { try await store.checkSchema(of: [PortV1.self]) }
+            #expect(gone?.message.contains("table 'ports' of PortV1 does not exist") == true)
+            let steps = Migrations([
+                createPorts, addCountry, indexCountry, Migration("4 no index", [.dropIndex("ports_country")]),
+                Migration("5 no ports", [.dropTable("ports")]),
+            ])
+            try await store.migrate(steps, to: 4)
+            try await store.repository(PortV2.self).insert(
+                PortV2(code: "ENGM", name: "Oslo", elevation: 681, country: "NO"))
+            try await store.migrate(steps)
+            let dropped = await #expect(throws: DepotError.self) { try await store.checkSchema(of: [PortV2.self]) }
+            #expect(dropped?.message.contains("table 'ports' of PortV2 does not exist") == true)
+            #expect(try await store.appliedMigrations().count == 5)
+        },
         MigrationCase("migrating below an irreversible step fails, naming it, and changes nothing") { open in
             let store = try await open()
             let steps = Migrations([
