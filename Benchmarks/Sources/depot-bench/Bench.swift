@@ -419,6 +419,8 @@ struct DepotBench {
                     }, baselinePrepare: seedRaw))
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
+            results += try await GRDBCases.run(n: n, rows: rows, updated: updated)
+            results += try await FluentCases.run(n: n, rows: rows)
             if let postgres {
                 results += try await postgres.run(n: n, rows: rows, updated: updated)
             }
@@ -430,11 +432,13 @@ struct DepotBench {
         if json {
             try BenchHarness.writeJSONLines(results)
         } else {
-            let header = "case                     n        baseline         depot ms   base ms    ratio"
+            let header =
+                "case".padding(toLength: 44, withPad: " ", startingAt: 0)
+                + "n        baseline         subject ms base ms    ratio"
             print(header)
             for result in results {
                 print(
-                    result.case.padding(toLength: 24, withPad: " ", startingAt: 0)
+                    result.case.padding(toLength: 44, withPad: " ", startingAt: 0)
                         + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
                         + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
                         + String(
