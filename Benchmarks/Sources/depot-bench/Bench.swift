@@ -109,6 +109,23 @@ final class RawDatabase {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Registers `depot_fold(text)` on this connection, as SQLiteStore does (the same folding), so
+    /// the search baseline runs the same SQL.
+    func registerFold() {
+        let fold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+            context, _, arguments in
+            guard let value = arguments?[0], let text = sqlite3_value_text(value) else {
+                sqlite3_result_null(context)
+                return
+            }
+            TextFolding.fold(String(cString: text)).withCString {
+                sqlite3_result_text(context, $0, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
+        }
+        sqlite3_create_function_v2(
+            handle, "depot_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, fold, nil, nil, nil)
+    }
+
     /// The columns every baseline query reads, in schema order.
     static let selectAll =
         "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
@@ -416,6 +433,22 @@ struct DepotBench {
                             )
                         }
                         .sorted { $0.1 < $1.1 }.prefix(5)
+                    }, baselinePrepare: seedRaw))
+            results.appendIfPresent(
+                try await compare(
+                    "search name ~ \"field\" any case", n: n,
+                    subject: {
+                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
+                            where: .contains(\.name, "FIELD", .caseInsensitive))
+                    },
+                    subjectPrepare: seedDepot,
+                    baseline: { path in
+                        // The same SQL Depot runs, with the same folding function registered.
+                        let database = RawDatabase(path: path)
+                        database.registerFold()
+                        _ = database.fetch(
+                            RawDatabase.selectAll + " WHERE instr(depot_fold(\"name\"), ?) > 0 ORDER BY \"icao\"",
+                            [TextFolding.fold("FIELD")])
                     }, baselinePrepare: seedRaw))
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
