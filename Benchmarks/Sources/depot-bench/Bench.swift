@@ -284,6 +284,7 @@ struct DepotBench {
     static func main() async throws {
 
         let arguments = CommandLine.arguments
+        if arguments.contains("--memory-probe") { return try await MemoryCases.probe(arguments) }
         let json = arguments.contains("--json")
         let sizes: [Int] =
             arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) }.map { [$0] } ?? [10_000, 100_000]
@@ -452,6 +453,7 @@ struct DepotBench {
                     }, baselinePrepare: seedRaw))
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
+            results += try await MemoryCases.run(n: n, rows: rows)
             results += try await GRDBCases.run(n: n, rows: rows, updated: updated)
             results += try await FluentCases.run(n: n, rows: rows)
             if let postgres {

@@ -1,0 +1,58 @@
+import BenchHarness
+import Depot
+import DepotSQLite
+import Foundation
+
+// Memory (issue #8): the peak resident memory of a fresh process that opens the seeded file and
+// fetches every row into structs — Depot against the raw C fetch. Each side runs in a child
+// process of its own (`depot-bench --memory-probe depot|raw PATH N`), so neither inherits the
+// other's heap; medians of interleaved rounds.
+
+enum MemoryCases {
+    /// In a probe process: fetch, then print the peak resident memory in MB.
+    static func probe(_ arguments: [String]) async throws {
+        guard let index = arguments.firstIndex(of: "--memory-probe"), arguments.count > index + 3,
+            let expected = Int(arguments[index + 3])
+        else { throw BenchError(description: "usage: --memory-probe depot|raw PATH N") }
+        let path = arguments[index + 2]
+        let count: Int
+        if arguments[index + 1] == "depot" {
+            count = try await SQLiteStore(path: path).repository(BenchAirport.self).fetchAll().count
+        } else {
+            count = RawDatabase(path: path).fetch(RawDatabase.selectAll + " ORDER BY \"icao\"").count
+        }
+        guard count == expected else { throw BenchError(description: "probe fetched \(count), expected \(expected)") }
+        print(String(format: "%.2f", BenchHarness.peakRSSMegabytes() ?? 0))
+    }
+
+    @MainActor
+    static func run(n: Int, rows: [BenchAirport]) async throws -> [BenchResult] {
+        let name = "fetch all: peak memory (MB)"
+        if let onlyCase, !name.contains(onlyCase) { return [] }
+        guard BenchHarness.peakRSSMegabytes() != nil else { return [] }  // Linux only
+        let path = scratchPath()
+        defer { removeDatabase(path) }
+        try await SQLiteStore(path: path).repository(BenchAirport.self).insert(rows)
+        func measure(_ side: String) throws -> Double {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).absoluteURL
+            process.arguments = ["--memory-probe", side, path, String(rows.count)]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard process.terminationStatus == 0, let megabytes = Double(text) else {
+                throw BenchError(description: "\(name): the \(side) probe failed: \(text)")
+            }
+            return megabytes
+        }
+        let runs = try await BenchHarness.interleave(rounds: 5, [{ try measure("depot") }, { try measure("raw") }])
+        var result = BenchResult(
+            case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: BenchHarness.median(runs[0]),
+            baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
+        result.peakRSSMegabytes = BenchHarness.median(runs[0])
+        return [result]
+    }
+}
