@@ -259,7 +259,11 @@ public final class PostgresStore: Store {
         try query.validate()
         try await prepare()
         return try await withConnection(retryingClosed: true) { connection in
-            guard let query = try await self.resolved(query, on: connection) else { return [] }
+            guard
+                let query = try await query.resolved(exists: {
+                    try await self.prepareTable($0, on: connection, create: false) != .missing
+                })
+            else { return [] }
             let statement = self.renderer.select(query)
             return try await PostgresOperations.fetch(statement, table: query.table, on: connection, decode: decode)
         }
@@ -269,7 +273,11 @@ public final class PostgresStore: Store {
         try query.validate()
         try await prepare()
         return try await withConnection(retryingClosed: true) { connection in
-            guard let query = try await self.resolved(query, on: connection) else { return 0 }
+            guard
+                let query = try await query.resolved(exists: {
+                    try await self.prepareTable($0, on: connection, create: false) != .missing
+                })
+            else { return 0 }
             return try await PostgresOperations.count(self.renderer.count(query), on: connection)
         }
     }
@@ -391,18 +399,6 @@ public final class PostgresStore: Store {
         try await PostgresOperations.run(renderer.createTable(table), on: connection)
         try await PostgresOperations.run(PostgresOperations.announceTrigger(for: table.name), on: connection)
         return .created
-    }
-
-    /// `query` ready to run: `nil` when its table does not exist; subqueries over tables that do
-    /// not exist answer as empty.
-    func resolved(_ query: SelectQuery, on connection: PostgresConnection) async throws -> SelectQuery? {
-        guard try await prepareTable(query.table, on: connection, create: false) != .missing else { return nil }
-        var missing: Set<String> = []
-        for table in query.tables.dropFirst()
-        where try await prepareTable(table, on: connection, create: false) == .missing {
-            missing.insert(table.name)
-        }
-        return query.replacingSubqueries(over: missing)
     }
 
     enum TableState {

@@ -33,25 +33,12 @@ final class PostgresWriter: StoreWriter {
         }
     }
 
-    /// `query` ready to run in this transaction: `nil` when its table does not exist; subqueries
-    /// over tables that do not exist answer as empty.
-    private func resolved(_ query: SelectQuery) async throws -> SelectQuery? {
-        guard try await ready(query.table, create: false) else { return nil }
-        return query.replacingSubqueries(over: try await missingTables(query.tables.dropFirst()))
-    }
-
-    private func missingTables(_ tables: some Sequence<TableDescription>) async throws -> Set<String> {
-        var missing: Set<String> = []
-        for table in tables where try await !ready(table, create: false) { missing.insert(table.name) }
-        return missing
-    }
-
     func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
         try books.checkActive()
         try query.validate()
-        guard let query = try await resolved(query) else { return [] }
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return [] }
         return try await mapped {
             try await PostgresOperations.fetch(
                 store.renderer.select(query), table: query.table, on: connection, decode: decode)
@@ -61,7 +48,7 @@ final class PostgresWriter: StoreWriter {
     func count(_ query: SelectQuery) async throws -> Int {
         try books.checkActive()
         try query.validate()
-        guard let query = try await resolved(query) else { return 0 }
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return 0 }
         return try await mapped {
             try await PostgresOperations.count(store.renderer.count(query), on: connection)
         }
@@ -126,8 +113,8 @@ final class PostgresWriter: StoreWriter {
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try books.checkActive()
         guard try await ready(table, create: false) else { return 0 }
-        let missing = try await missingTables(predicate?.subqueryTables ?? [])
-        let statement = store.renderer.delete(from: table, where: predicate?.replacingSubqueries(over: missing))
+        let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
+        let statement = store.renderer.delete(from: table, where: resolved)
         let removed = try await mapped {
             try await PostgresOperations.count(
                 SQLStatement(

@@ -60,24 +60,7 @@ package enum SQLMigrator {
 
     /// Checks every entity's table, gathering all differences into one error.
     package static func checkSchema(of entities: [any Entity.Type], on store: some SQLMigratableStore) async throws {
-        func table<Root: Entity>(_ entity: Root.Type) -> TableDescription { Root.schema.table }
-        var problems: [String] = []
-        for entity in entities {
-            let description = table(entity)
-            do {
-                if try await !store.verifyTable(description) {
-                    problems.append("table '\(description.name)' of \(description.entityName) does not exist")
-                }
-            } catch let error as DepotError where error.kind == .schemaMismatch {
-                problems.append(error.message)
-            }
-        }
-        guard problems.isEmpty else {
-            throw DepotError(
-                .schemaMismatch,
-                "the database does not match the app's entities (\(problems.count) table(s)): "
-                    + problems.joined(separator: "; "))
-        }
+        try await SchemaComparison.check(entities, verify: store.verifyTable)
     }
 
     package static func applied(on store: some Store) async throws -> [AppliedMigration] {

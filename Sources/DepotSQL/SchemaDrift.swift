@@ -29,42 +29,17 @@ public enum SchemaDrift {
         _ table: TableDescription, stored: [StoredColumn], primaryKey: [String], dialect: SQLDialect,
         typeName: (ColumnType) -> String
     ) throws {
-        var differences: [String] = []
-        var byName: [String: StoredColumn] = [:]
-        for column in stored { byName[column.name] = column }
         let expected =
             table.columns
             + dialect.foldedColumns(table).map {
                 TableDescription.ColumnDescription(name: $0, type: .text, isNullable: true)
             }
-        for column in expected {
-            let expectedType = typeName(column.type)
-            guard let found = byName.removeValue(forKey: column.name) else {
-                differences.append("column \(column.name): expected \(expectedType), found no column")
-                continue
-            }
-            if found.type.uppercased() != expectedType.uppercased() {
-                differences.append("column \(column.name): expected type \(expectedType), found \(found.type)")
-            }
-            if found.isNullable != column.isNullable {
-                differences.append(
-                    "column \(column.name): expected \(column.isNullable ? "NULL allowed" : "NOT NULL"), "
-                        + "found \(found.isNullable ? "NULL allowed" : "NOT NULL")")
-            }
+        let found = stored.map {
+            SchemaComparison.StoredColumn(
+                name: $0.name, type: $0.type, isNullable: $0.isNullable, hasDefault: $0.hasDefault)
         }
-        for extra in byName.values.sorted(by: { $0.name < $1.name }) where !extra.isNullable && !extra.hasDefault {
-            differences.append("column \(extra.name): not declared, and NOT NULL without a default")
-        }
-        if primaryKey != table.primaryKey {
-            differences.append(
-                "primary key: expected (\(table.primaryKey.joined(separator: ", "))), "
-                    + "found (\(primaryKey.joined(separator: ", ")))")
-        }
-        guard differences.isEmpty else {
-            throw DepotError(
-                .schemaMismatch,
-                "table '\(table.name)' does not match \(table.entityName): " + differences.joined(separator: "; "),
-                table: table.name)
-        }
+        let differences = SchemaComparison.differences(
+            table, expected: expected, stored: found, primaryKey: primaryKey, typeName: typeName)
+        if let error = SchemaComparison.mismatch(table, differences) { throw error }
     }
 }

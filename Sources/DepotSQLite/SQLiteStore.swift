@@ -89,7 +89,9 @@ public final class SQLiteStore: Store {
     ) async throws -> [Value] {
         try query.validate()
         return try await read { db in
-            guard let query = try self.resolved(query, in: db) else { return [] }
+            guard let query = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }) else {
+                return []
+            }
             let statement = self.renderer.select(query)
             return try Self.emptyIfMissing(query.table, []) {
                 try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
@@ -100,26 +102,14 @@ public final class SQLiteStore: Store {
     public func count(_ query: SelectQuery) async throws -> Int {
         try query.validate()
         return try await read { db in
-            guard let query = try self.resolved(query, in: db) else { return 0 }
+            guard let query = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }) else {
+                return 0
+            }
             let statement = self.renderer.count(query)
             return try Self.emptyIfMissing(query.table, 0) {
                 try SQLiteOperations.count(statement, db: db)
             }
         }
-    }
-
-    /// `query` ready to run: `nil` when its table does not exist; subqueries over tables that do
-    /// not exist answer as empty.
-    func resolved(_ query: SelectQuery, in db: Database) throws -> SelectQuery? {
-        guard try tableIsReady(query.table, in: db, create: false) else { return nil }
-        return query.replacingSubqueries(over: try missingTables(query.tables.dropFirst(), in: db))
-    }
-
-    /// The names of `tables` that do not exist (the others are checked against their description).
-    func missingTables(_ tables: some Sequence<TableDescription>, in db: Database) throws -> Set<String> {
-        var missing: Set<String> = []
-        for table in tables where try !tableIsReady(table, in: db, create: false) { missing.insert(table.name) }
-        return missing
     }
 
     /// Runs a read, answering `empty` when the table does not exist in the reader's snapshot: a

@@ -28,26 +28,13 @@ final class SQLiteWriter: StoreWriter {
         return true
     }
 
-    /// `query` ready to run in this transaction: `nil` when its table does not exist; subqueries
-    /// over tables that do not exist answer as empty.
-    private func resolved(_ query: SelectQuery, _ db: Database) throws -> SelectQuery? {
-        guard try ready(query.table, db, create: false) else { return nil }
-        return query.replacingSubqueries(over: try missingTables(query.tables.dropFirst(), db))
-    }
-
-    private func missingTables(_ tables: some Sequence<TableDescription>, _ db: Database) throws -> Set<String> {
-        var missing: Set<String> = []
-        for table in tables where try !ready(table, db, create: false) { missing.insert(table.name) }
-        return missing
-    }
-
     func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
         try books.checkActive()
         try query.validate()
         return try await store.onWriter { db in
-            guard let query = try self.resolved(query, db) else { return [] }
+            guard let query = try query.resolved(exists: { try self.ready($0, db, create: false) }) else { return [] }
             let statement = self.store.renderer.select(query)
             return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
         }
@@ -57,7 +44,7 @@ final class SQLiteWriter: StoreWriter {
         try books.checkActive()
         try query.validate()
         return try await store.onWriter { db in
-            guard let query = try self.resolved(query, db) else { return 0 }
+            guard let query = try query.resolved(exists: { try self.ready($0, db, create: false) }) else { return 0 }
             return try SQLiteOperations.count(self.store.renderer.count(query), db: db)
         }
     }
@@ -78,9 +65,8 @@ final class SQLiteWriter: StoreWriter {
         try books.checkActive()
         let removed = try await store.onWriter { db -> Int in
             guard try self.ready(table, db, create: false) else { return 0 }
-            let missing = try self.missingTables(predicate?.subqueryTables ?? [], db)
-            let statement = self.store.renderer.delete(
-                from: table, where: predicate?.replacingSubqueries(over: missing))
+            let resolved = try predicate?.resolvingSubqueries { try self.ready($0, db, create: false) }
+            let statement = self.store.renderer.delete(from: table, where: resolved)
             try db.execute(sql: statement.sql, arguments: try SQLiteOperations.arguments(statement.arguments))
             return db.changesCount
         }

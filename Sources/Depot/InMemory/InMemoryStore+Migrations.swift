@@ -16,27 +16,9 @@ extension InMemoryStore: MigratableStore {
     }
 
     public func checkSchema(of entities: [any Entity.Type]) async throws {
-        func table<Root: Entity>(_ entity: Root.Type) -> TableDescription { Root.schema.table }
         let database = currentDatabase()
-        var problems: [String] = []
-        for entity in entities {
-            let description = table(entity)
-            guard let stored = database.tables[description.name] else {
-                problems.append("table '\(description.name)' of \(description.entityName) does not exist")
-                continue
-            }
-            let differences = InMemoryDatabase.differences(stored, expected: description)
-            if !differences.isEmpty {
-                problems.append(
-                    "table '\(description.name)' does not match \(description.entityName): "
-                        + differences.joined(separator: "; "))
-            }
-        }
-        guard problems.isEmpty else {
-            throw DepotError(
-                .schemaMismatch,
-                "the database does not match the app's entities (\(problems.count) table(s)): "
-                    + problems.joined(separator: "; "))
+        try await SchemaComparison.check(entities) { description in
+            try database.table(for: description) != nil
         }
     }
 

@@ -72,51 +72,21 @@ struct InMemoryDatabase: Sendable {
     /// The migration ledger.
     var ledger: [AppliedMigration] = []
 
-    /// The stored table for `description` (nil when it does not exist), checked to fit it: every
-    /// declared column present alike, the same key, other columns nullable or with a default —
-    /// what the SQL stores accept.
+    /// The stored table for `description` (nil when it does not exist), checked to fit it as the
+    /// SQL stores check theirs: every declared column present alike, the same key, other columns
+    /// nullable or with a default.
     func table(for description: TableDescription) throws -> Table? {
         guard let table = tables[description.name] else { return nil }
-        let differences = Self.differences(table, expected: description)
-        guard differences.isEmpty else {
-            throw DepotError(
-                .schemaMismatch,
-                "table '\(description.name)' does not match \(description.entityName): "
-                    + differences.joined(separator: "; "), table: description.name)
+        let stored = table.description.columns.map {
+            SchemaComparison.StoredColumn(
+                name: $0.name, type: $0.type.rawValue, isNullable: $0.isNullable,
+                hasDefault: table.defaults[$0.name] != nil)
         }
+        let differences = SchemaComparison.differences(
+            description, expected: description.columns, stored: stored, primaryKey: table.description.primaryKey,
+            typeName: \.rawValue)
+        if let error = SchemaComparison.mismatch(description, differences) { throw error }
         return table
-    }
-
-    /// How `table` differs from what `expected` needs.
-    static func differences(_ table: Table, expected: TableDescription) -> [String] {
-        var differences: [String] = []
-        var stored: [String: TableDescription.ColumnDescription] = [:]
-        for column in table.description.columns { stored[column.name] = column }
-        for column in expected.columns {
-            guard let found = stored.removeValue(forKey: column.name) else {
-                differences.append("column \(column.name): expected \(column.type.rawValue), found no column")
-                continue
-            }
-            if found.type != column.type {
-                differences.append(
-                    "column \(column.name): expected type \(column.type.rawValue), found \(found.type.rawValue)")
-            }
-            if found.isNullable != column.isNullable {
-                differences.append(
-                    "column \(column.name): expected \(column.isNullable ? "NULL allowed" : "NOT NULL"), "
-                        + "found \(found.isNullable ? "NULL allowed" : "NOT NULL")")
-            }
-        }
-        for extra in stored.values.sorted(by: { $0.name < $1.name })
-        where !extra.isNullable && table.defaults[extra.name] == nil {
-            differences.append("column \(extra.name): not declared, and NOT NULL without a default")
-        }
-        if table.description.primaryKey != expected.primaryKey {
-            differences.append(
-                "primary key: expected (\(expected.primaryKey.joined(separator: ", "))), "
-                    + "found (\(table.description.primaryKey.joined(separator: ", ")))")
-        }
-        return differences
     }
 
     /// The rows of `description`'s table, in its column order.

@@ -57,14 +57,40 @@ public indirect enum PredicateNode: Sendable, Hashable {
     /// a table that does not exist yet holds no rows, so `IN` it is false.
     public func replacingSubqueries(over missing: Set<String>) -> PredicateNode {
         guard !missing.isEmpty else { return self }
+        return resolvingSubqueries { !missing.contains($0.name) }
+    }
+
+    /// The predicate with subqueries over tables that do not exist (`exists` answers false)
+    /// replaced by `false`; what every store runs, so a subquery never names a missing table.
+    package func resolvingSubqueries(exists: (TableDescription) throws -> Bool) rethrows -> PredicateNode {
         switch self {
         case .isInSubquery(let column, var subquery):
-            if missing.contains(subquery.table.name) { return .constant(false) }
-            subquery.predicate = subquery.predicate?.replacingSubqueries(over: missing)
+            guard try exists(subquery.table) else { return .constant(false) }
+            subquery.predicate = try subquery.predicate?.resolvingSubqueries(exists: exists)
             return .isInSubquery(column: column, subquery)
-        case .and(let nodes): return .and(nodes.map { $0.replacingSubqueries(over: missing) })
-        case .or(let nodes): return .or(nodes.map { $0.replacingSubqueries(over: missing) })
-        case .not(let node): return .not(node.replacingSubqueries(over: missing))
+        case .and(let nodes): return .and(try nodes.map { try $0.resolvingSubqueries(exists: exists) })
+        case .or(let nodes): return .or(try nodes.map { try $0.resolvingSubqueries(exists: exists) })
+        case .not(let node): return .not(try node.resolvingSubqueries(exists: exists))
+        default: return self
+        }
+    }
+
+    /// ``resolvingSubqueries(exists:)`` for stores that check tables asynchronously.
+    package func resolvingSubqueries(exists: (TableDescription) async throws -> Bool) async rethrows -> PredicateNode {
+        switch self {
+        case .isInSubquery(let column, var subquery):
+            guard try await exists(subquery.table) else { return .constant(false) }
+            subquery.predicate = try await subquery.predicate?.resolvingSubqueries(exists: exists)
+            return .isInSubquery(column: column, subquery)
+        case .and(let nodes):
+            var resolved: [PredicateNode] = []
+            for node in nodes { resolved.append(try await node.resolvingSubqueries(exists: exists)) }
+            return .and(resolved)
+        case .or(let nodes):
+            var resolved: [PredicateNode] = []
+            for node in nodes { resolved.append(try await node.resolvingSubqueries(exists: exists)) }
+            return .or(resolved)
+        case .not(let node): return .not(try await node.resolvingSubqueries(exists: exists))
         default: return self
         }
     }

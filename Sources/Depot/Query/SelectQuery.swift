@@ -40,10 +40,20 @@ public struct SelectQuery: Sendable, Hashable {
         return result
     }
 
-    /// The query with subqueries over the tables named in `missing` answered as empty.
-    public func replacingSubqueries(over missing: Set<String>) -> SelectQuery {
+    /// The query ready to run: `nil` when its table does not exist (per `exists`), subqueries over
+    /// tables that do not exist answered as empty.
+    package func resolved(exists: (TableDescription) throws -> Bool) rethrows -> SelectQuery? {
+        guard try exists(table) else { return nil }
         var copy = self
-        copy.predicate = predicate?.replacingSubqueries(over: missing)
+        copy.predicate = try predicate?.resolvingSubqueries(exists: exists)
+        return copy
+    }
+
+    /// ``resolved(exists:)`` for stores that check tables asynchronously.
+    package func resolved(exists: (TableDescription) async throws -> Bool) async rethrows -> SelectQuery? {
+        guard try await exists(table) else { return nil }
+        var copy = self
+        copy.predicate = try await predicate?.resolvingSubqueries(exists: exists)
         return copy
     }
 

@@ -45,7 +45,9 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     }
 
     /// The related rows of each parent in this order (then by primary key).
-    public func sorted(by ordering: Ordering<Target>...) -> Self {
+    public func sorted(by ordering: Ordering<Target>...) -> Self { sorted(ordering) }
+
+    func sorted(_ ordering: [Ordering<Target>]) -> Self {
         var copy = self
         copy.ordering = ordering
         return copy
@@ -59,7 +61,9 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     }
 
     /// Loads `relations` of the related rows too (one more query per relation).
-    public func including(_ relations: any IncludeSpec<Target>...) -> Self {
+    public func including(_ relations: any IncludeSpec<Target>...) -> Self { including(relations) }
+
+    func including(_ relations: [any IncludeSpec<Target>]) -> Self {
         var copy = self
         copy.nested += relations
         return copy
@@ -276,9 +280,7 @@ extension IncludableRelation {
 
     /// The related rows of each parent in this order (then by primary key).
     public func sorted(by ordering: Ordering<Target>...) -> Including<Source, Target> {
-        var copy = included
-        copy.ordering = ordering
-        return copy
+        included.sorted(ordering)
     }
 
     /// At most `count` related rows per parent.
@@ -286,9 +288,7 @@ extension IncludableRelation {
 
     /// Loads `relations` of the related rows too.
     public func including(_ relations: any IncludeSpec<Target>...) -> Including<Source, Target> {
-        var copy = included
-        copy.nested += relations
-        return copy
+        included.including(relations)
     }
 }
 
