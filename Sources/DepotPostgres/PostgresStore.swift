@@ -83,7 +83,6 @@ public final class PostgresStore: Store {
                 schema: components.queryItems?.first { $0.name == "schema" }?.value)
         }
 
-        /// The URL with its password replaced, for messages.
         /// `url` with its password replaced by `***`, for messages and logs.
         public static func redacted(_ url: String) -> String {
             guard var components = URLComponents(string: url), components.password != nil else { return url }
@@ -424,7 +423,7 @@ struct TransactionOutcome<T: Sendable>: Sendable {
 }
 
 extension PostgresStore: MigratableStore, SQLMigratableStore {
-    public func migrate(
+    public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         try await SQLMigrator.migrate(migrations, to: target, on: self, progress: progress)

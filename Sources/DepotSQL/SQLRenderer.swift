@@ -38,13 +38,17 @@ public struct SQLRenderer: Sendable {
         var builder = ArgumentList(dialect: dialect)
         let columns = query.table.columns.map { quote($0.name) }.joined(separator: ", ")
         var source = quote(query.table.name)
+        // Arguments bind in the order their placeholders appear (SQLite's `?`): the window's
+        // order comes before the filter in the text, so it is rendered first.
+        let windowOrder = query.limitPerGroup.map { _ in
+            query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
+        }
         var filter = ""
         if let predicate = query.predicate {
             filter = " WHERE " + render(predicate, query.table, &builder)
         }
-        if let group = query.limitPerGroup {
+        if let group = query.limitPerGroup, let order = windowOrder {
             // Rows numbered within each group in the query's order; the outer query keeps the first.
-            let order = query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
             source =
                 "(SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \(quote(group.column)) ORDER BY \(order)) "
                 + "AS depot_rank FROM \(source)\(filter)) AS grouped"

@@ -215,7 +215,6 @@ public final class SQLiteStore: Store {
         }.value
     }
 
-    /// Runs `body` on the writer connection inside the open transaction.
     /// Runs `body` on the writer connection; its errors arrive as ``DepotError``s, also inside a
     /// transaction's closure.
     func onWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
@@ -245,7 +244,7 @@ public final class SQLiteStore: Store {
 }
 
 extension SQLiteStore: MigratableStore, SQLMigratableStore {
-    public func migrate(
+    public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         try await SQLMigrator.migrate(migrations, to: target, on: self, progress: progress)

@@ -173,7 +173,12 @@ private func checkDiffs(
             let after = Set(change.result.map(\.icao))
             #expect(change.inserted.allSatisfy { before[change.result[$0].icao] == nil }, "seed \(seed)")
             #expect(change.removed.allSatisfy { !after.contains(previous[$0].icao) }, "seed \(seed)")
-            #expect(change.updated.allSatisfy { before[change.result[$0].icao] != change.result[$0] }, "seed \(seed)")
+            #expect(
+                change.updated.allSatisfy {
+                    let old = before[change.result[$0].icao]
+                    return old != nil && old != change.result[$0]
+                }, "seed \(seed)")
+            #expect(Set(change.inserted).isDisjoint(with: change.updated), "seed \(seed)")
             #expect(Set(change.inserted).isDisjoint(with: change.moved.map(\.to)))
             previous = change.result
             checked += 1

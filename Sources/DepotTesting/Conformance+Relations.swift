@@ -67,9 +67,9 @@ extension StoreConformance {
                 #expect(country[RelCountry.airports].map(\.icao) == Array(expected), "top of \(country.code)")
             }
             // Ordered to-many: runways come in position order, not key order.
-            let oslo = try await store.repository(RelAirport.self).fetch(
+            let denver = try await store.repository(RelAirport.self).fetch(
                 where: \.icao == "KDEN", including: [RelAirport.runways])
-            #expect(oslo.first?[RelAirport.runways].map(\.id) == [5, 6, 4])
+            #expect(denver.first?[RelAirport.runways].map(\.id) == [5, 6, 4])
         },
         ConformanceCase("including a to-one and nested relations loads every level with one query per level") {
             (store: any Store) async throws in
@@ -96,6 +96,12 @@ extension StoreConformance {
             #expect(oslo?[RelAirport.runways].map(\.id) == [2, 1])
             #expect(oslo?[RelAirport.pilots].map(\.name) == ["Ada", "Di"])
             #expect(norway?[RelCountry.airports].first { $0.icao == "ENSB" }?[RelAirport.pilots].isEmpty == true)
+            let twice = await #expect(throws: DepotError.self) {
+                try await store.repository(RelCountry.self).fetch(
+                    including: [RelCountry.airports, RelCountry.airports.limit(1)])
+            }
+            #expect(
+                twice?.message == "the fetch of RelCountry includes one relation twice: give each relation one include")
         },
         ConformanceCase("including a many-to-many goes through the join rows, with a filter and a limit") {
             (store: any Store) async throws in
@@ -332,7 +338,7 @@ extension StoreConformance {
             #expect(saved.map(\.name) == ["Billund", "Kastrup"])
             #expect(saved.map { $0[RelAirport.runways].map(\.length) } == [[3100], [3600, 3300, 2800]])
             // A source that does not map fails the whole call before anything is written.
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: IncomingMapper.Unnamed.self) {
                 try await airports.persist(
                     [
                         Incoming(icao: "EKYT", name: "Aalborg", runways: [2600]),

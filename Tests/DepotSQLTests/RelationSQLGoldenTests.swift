@@ -41,6 +41,20 @@ struct RelationSQLGoldenTests {
                 + "WHERE depot_rank <= 2 ORDER BY \"length\" DESC, \"id\"")
     }
 
+    @Test("a per-parent limit binds its window's arguments before the filter's, as its SQL reads")
+    func perParentLimitArguments() {
+        let point = Coordinate(latitude: 60, longitude: 10)
+        var query = SelectQuery(
+            table: TestAirport.schema.table, predicate: .isIn(column: "country", [.text("NO")]),
+            ordering: [Ordering<TestAirport>.nearest(to: point, latitude: \.latitude, longitude: \.longitude).term])
+        query.limitPerGroup = GroupLimit(column: "country", limit: 3)
+        let statement = sqlite.select(query)
+        #expect(statement.arguments == [.double(60), .double(10), .text("NO"), .double(60), .double(10)])
+        let window = try? #require(statement.sql.range(of: "ROW_NUMBER()"))
+        let filter = try? #require(statement.sql.range(of: "WHERE \"country\" IN"))
+        #expect(window.map { w in filter.map { w.lowerBound < $0.lowerBound } ?? false } == true)
+    }
+
     @Test("a subquery over a table that does not exist yet answers as empty")
     func missingTables() {
         let node = RelCountry.airports.none(\.kind == "large").node

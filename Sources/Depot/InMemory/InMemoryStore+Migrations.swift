@@ -4,7 +4,7 @@ extension InMemoryStore: MigratableStore {
     /// Applies `migrations` to the tables in memory, through the same driver as the SQL stores:
     /// the same ledger checks, one transaction per step, the same errors. Raw SQL steps cannot run
     /// here and fail naming the step.
-    public func migrate(
+    public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         try await MigrationRunner.migrate(
@@ -24,7 +24,10 @@ extension InMemoryStore: MigratableStore {
 
     public func eraseDatabase() async throws {
         try await transaction { writer in
-            try Self.session(writer).replace { $0 = InMemoryDatabase() }
+            try Self.session(writer).withActive { state in
+                state.touched.formUnion(state.database.tables.keys)
+                state.database = InMemoryDatabase()
+            }
         }
     }
 
@@ -45,11 +48,13 @@ extension InMemoryWriter: MigrationSession {
     }
 
     func record(_ step: Migration, version: Int) async throws {
-        try replace { $0.ledger.append(AppliedMigration(version: version, name: step.name, checksum: step.checksum)) }
+        try withActive { state in
+            state.database.ledger.append(AppliedMigration(version: version, name: step.name, checksum: step.checksum))
+        }
     }
 
     func unrecord(version: Int) async throws {
-        try replace { $0.ledger.removeAll { $0.version == version } }
+        try withActive { state in state.database.ledger.removeAll { $0.version == version } }
     }
 
     func apply(_ operation: MigrationOperation) async throws {
@@ -59,18 +64,19 @@ extension InMemoryWriter: MigrationSession {
         case .sql:
             throw DepotError(.migration, "raw SQL cannot run on the in-memory store")
         default:
-            try replace { try $0.apply(operation.action) }
-        }
-    }
-
-    /// Changes the working database; every table counts as touched (observers re-read).
-    func replace(_ change: (inout InMemoryDatabase) throws -> Void) throws {
-        try withActive { state in
-            var database = state.database
-            try change(&database)
-            state.touched.formUnion(database.tables.keys)
-            state.touched.formUnion(state.database.tables.keys)
-            state.database = database
+            try withActive { state in
+                var database = state.database
+                try database.apply(operation.action)
+                // The tables the operation changed, before and after (observers re-read them).
+                for name in Set(state.database.tables.keys).union(database.tables.keys) {
+                    let before = state.database.tables[name]
+                    let after = database.tables[name]
+                    if before?.description != after?.description || before?.rows.count != after?.rows.count {
+                        state.touched.insert(name)
+                    }
+                }
+                state.database = database
+            }
         }
     }
 }
@@ -210,7 +216,7 @@ extension InMemoryDatabase {
             return Double(text).flatMap { $0.rounded() == $0 && abs($0) < 9.2e18 ? .integer(Int64($0)) : nil }
         case (.double, .integer(let number)): return .double(Double(number))
         case (.double, .text(let text)): return Double(text).map { .double($0) }
-        case (.text, _): return .text(text(of: value))
+        case (.text, .integer), (.text, .double): return .text(text(of: value))
         case (.bool, .bool), (.decimal, .decimal), (.blob, .blob), (.date, .date), (.uuid, .uuid):
             return value
         case (.url, .text), (.json, .text): return value
@@ -225,7 +231,7 @@ extension InMemoryDatabase {
         case .double(let number):
             number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) + ".0" : String(number)
         case .text(let text): text
-        default: value.excerpt
+        default: value.excerpt  // for messages only: other kinds do not convert to text here
         }
     }
 }

@@ -122,10 +122,8 @@ struct InMemoryDatabase: Sendable {
     }
 
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
-        let stored = try table(for: description) ?? Table(description: description)
-        var table = stored
+        var table = try table(for: description) ?? Table(description: description)
         let shape = table.description
-        _ = try description.keyPositions(inWrite: batch.columns)
         let keyPositions = try shape.keyPositions(inWrite: batch.columns)
         let positions = try batch.columns.map { try shape.requireColumn($0) }
         for rowIndex in 0..<batch.count {

@@ -130,14 +130,15 @@ public struct MigrationOutcome: Sendable, Hashable {
 
 /// A store whose schema evolves through ``Migrations``.
 public protocol MigratableStore: Store {
-    /// Brings the database to version `target` (every step by default): steps missing from its
+    /// Brings the database to version `target` (every step when `nil`): steps missing from its
     /// ledger run in order, each with its ledger row in one transaction; going down reverts
     /// applied steps, last first. Concurrent callers (other processes included) apply each step
     /// once. A ledger holding steps this list does not know (a database from a newer app), or a
     /// step whose definition changed since it was applied, fails before anything is modified.
     ///
     /// - Throws: ``DepotError`` of kind ``DepotError/Kind/migration`` naming the step.
-    func migrate(
+    /// Call it through ``migrate(_:to:progress:)``, which gives the defaults.
+    func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome
 
@@ -184,29 +185,38 @@ extension MigratableStore {
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) async throws -> MigrationOutcome {
         try RelationDescriptor.validate(entities)
+        func migrateAndCheck() async throws -> MigrationOutcome {
+            let outcome = try await applyMigrations(migrations, to: nil, progress: progress)
+            try await checkSchema(of: entities)
+            return outcome
+        }
         do {
-            let outcome = try await migrate(migrations, to: nil, progress: progress)
-            try await checkSchema(of: entities)
-            return outcome
-        } catch let error as DepotError
-            where policy == .eraseAndRecreate && (error.kind == .migration || error.kind == .schemaMismatch)
-        {
+            return try await migrateAndCheck()
+        } catch let error as DepotError where policy == .eraseAndRecreate && error.meansSchemaChanged {
             try await eraseDatabase()
-            let outcome = try await migrate(migrations, to: nil, progress: progress)
-            try await checkSchema(of: entities)
-            return outcome
+            return try await migrateAndCheck()
         }
     }
 }
 
 extension MigratableStore {
-    /// Brings the database to the latest version (or `target`); see
-    /// ``migrate(_:to:progress:)``.
+    /// Brings the database to the latest version (or `target`): steps missing from its ledger
+    /// run in order, each with its ledger row in one transaction; going down reverts applied
+    /// steps, last first. See ``applyMigrations(_:to:progress:)``.
     @discardableResult
     public func migrate(
         _ migrations: Migrations, to target: Int? = nil, progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) async throws -> MigrationOutcome {
-        try await migrate(migrations, to: target, progress: progress)
+        try await applyMigrations(migrations, to: target, progress: progress)
+    }
+}
+
+extension DepotError {
+    /// Whether the error says the database no longer fits the app — its ledger names other
+    /// steps, or its tables differ — rather than that something failed on the way (a busy
+    /// database, a lost connection, a step's own error): only then may development erase it.
+    var meansSchemaChanged: Bool {
+        kind == .schemaMismatch || (kind == .migration && underlying == nil)
     }
 }
 

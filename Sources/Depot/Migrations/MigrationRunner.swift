@@ -92,6 +92,8 @@ package enum MigrationRunner {
             }
         } catch let error as DepotError where error.kind == .migration {
             throw error  // the ledger's verdict, or an irreversible step: named already
+        } catch let cancelled as CancellationError {
+            throw cancelled
         } catch {
             let cause = (error as? OperationFailure)?.underlying ?? error
             let reason = (cause as? DepotError)?.message ?? "\(cause)"

@@ -39,7 +39,7 @@ public indirect enum PredicateNode: Sendable, Hashable {
     }
 
     /// The subqueries this predicate holds, outermost first (not those nested inside them).
-    public var subqueries: [Subquery] {
+    package var subqueries: [Subquery] {
         switch self {
         case .isInSubquery(_, let subquery): [subquery]
         case .and(let nodes), .or(let nodes): nodes.flatMap(\.subqueries)
@@ -55,7 +55,7 @@ public indirect enum PredicateNode: Sendable, Hashable {
 
     /// The predicate with subqueries over tables named in `missing` replaced by their answer:
     /// a table that does not exist yet holds no rows, so `IN` it is false.
-    public func replacingSubqueries(over missing: Set<String>) -> PredicateNode {
+    package func replacingSubqueries(over missing: Set<String>) -> PredicateNode {
         guard !missing.isEmpty else { return self }
         return resolvingSubqueries { !missing.contains($0.name) }
     }

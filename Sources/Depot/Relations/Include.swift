@@ -140,10 +140,17 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
 
     private func loadToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
         let key = relation.foreignKey
-        let parentKeys = parents.map(Source.schema.key(of:)).map { $0[0] }
+        let parentKeys = try Self.keys(of: parents)
         let found = try await targets(
             targetQuery(key.column, Array(Set(parentKeys)), perParent: true), keyedBy: key.column, reader)
         return Self.group(found.values, keys: found.keys, under: parentKeys)
+    }
+
+    /// The (one-column) primary key of each of `parents`.
+    private static func keys(of parents: [Source]) throws -> [StoredValue] {
+        let schema = Source.schema
+        let get = schema.getters[schema.primaryKeyIndices[0]]
+        return parents.map(get)
     }
 
     /// `values` gathered under each of `parents`, by their `keys`, in their order: O(n + m).
@@ -166,7 +173,7 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         let join = from.childTable
         let fromIndex = try join.requireColumn(from.column)
         let toIndex = try join.requireColumn(to.column)
-        let parentKeys = parents.map(Source.schema.key(of:)).map { $0[0] }
+        let parentKeys = try Self.keys(of: parents)
         let pairs = try await reader.fetch(
             SelectQuery(table: join, predicate: .isIn(column: from.column, Array(Set(parentKeys))))
         ) { values in (values[fromIndex], values[toIndex]) }
@@ -226,7 +233,8 @@ public struct Loaded<Root: Entity>: Sendable {
     }
 
     private func value<T>(of relation: RelationDescriptor, as type: T.Type) -> T {
-        guard let value = related[relation.key] as? T else {
+        // Looked up first: a missing entry would otherwise cast to `T` when `T` is an optional.
+        guard let stored = related[relation.key], let value = stored as? T else {
             preconditionFailure("\(relation.name) was not included in the fetch of \(Root.self): add it to including:")
         }
         return value
@@ -246,8 +254,15 @@ public struct Loaded<Root: Entity>: Sendable {
         guard !includes.isEmpty, !loaded.isEmpty else { return loaded }
         var loaded = loaded
         let entities = loaded.map(\.entity)
+        var seen: Set<String> = []
         for include in includes {
             let values = try await include.load(for: entities, from: reader)
+            guard seen.insert(values.key).inserted else {
+                throw DepotError(
+                    .invalidQuery,
+                    "the fetch of \(Root.self) includes one relation twice: give each relation one include",
+                    table: Root.schema.tableName)
+            }
             for index in loaded.indices { loaded[index].related[values.key] = values.values[index] }
         }
         return loaded

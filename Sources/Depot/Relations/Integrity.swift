@@ -80,19 +80,25 @@ enum Integrity {
                 _ = try await delete(
                     from: key.childTable, entity: key.child, where: referencing, writer, removing: removing)
             case .nullify:
-                let child = key.childTable
-                let keyIndices = child.primaryKeyIndices
-                let rows = try await writer.fetch(SelectQuery(table: child, predicate: referencing)) { row in
-                    keyIndices.map { row[$0] }
-                }
-                var values: [StoredValue] = []
-                values.reserveCapacity(rows.count * (keyIndices.count + 1))
-                for row in rows { values += row + [.null] }
-                try await writer.write(
-                    RowBatch(columns: child.primaryKey + [key.column], values: values), into: child, mode: .update)
+                try await nullify(key.column, of: key.childTable, where: referencing, writer)
             }
         }
         return try await writer.delete(from: table, where: .isIn(column: keyColumn, keys))
+    }
+
+    /// Sets `column` to NULL in the rows of `table` matching `predicate` (an update by key).
+    static func nullify(
+        _ column: String, of table: TableDescription, where predicate: PredicateNode, _ writer: any StoreWriter
+    ) async throws {
+        let keyIndices = table.primaryKeyIndices
+        let rows = try await writer.fetch(SelectQuery(table: table, predicate: predicate)) { row in
+            keyIndices.map { row[$0] }
+        }
+        var values: [StoredValue] = []
+        values.reserveCapacity(rows.count * (keyIndices.count + 1))
+        for row in rows { values += row + [.null] }
+        try await writer.write(
+            RowBatch(columns: table.primaryKey + [column], values: values), into: table, mode: .update)
     }
 
     /// Throws if any row references `keys` through `key` (whose rule is deny), naming them.

@@ -61,12 +61,7 @@ extension Repository {
             switch replaced {
             case .keep: break
             case .remove: _ = try await childRepository.delete(where: others, writer)
-            case .detach:
-                let table = childSchema.table
-                let stale = try await writer.fetch(SelectQuery(table: table, predicate: others)) { $0[childKeyIndex] }
-                try await writer.write(
-                    RowBatch(columns: [table.primaryKey[0], key.column], values: stale.flatMap { [$0, .null] }),
-                    into: table, mode: .update)
+            case .detach: try await Integrity.nullify(key.column, of: childSchema.table, where: others, writer)
             }
             try await childRepository.write(batch, mode: .upsert, writer)
         }
