@@ -39,6 +39,13 @@ public enum PostgresEnvironment {
         return url
     }
 
+    /// The server URL pointing at a new schema of its own (see ``scratchSchemaName()``), for a
+    /// test — or a child process it starts — that needs a URL rather than a store.
+    public static func scratchURL() throws -> String {
+        let base = try requireURL()
+        return base + (base.contains("?") ? "&" : "?") + "schema=" + scratchSchemaName()
+    }
+
     /// A new schema name for one test's tables (`test_<uuid>`).
     public static func scratchSchemaName() -> String {
         "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

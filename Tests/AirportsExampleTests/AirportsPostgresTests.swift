@@ -13,8 +13,7 @@ import Testing
 struct AirportsPostgresTests {
     /// A PostgreSQL URL on a scratch schema, and a store on it; the schema is dropped afterwards.
     func withPostgres(_ body: (String, PostgresStore) async throws -> Void) async throws {
-        let base = try PostgresEnvironment.requireURL()
-        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + PostgresEnvironment.scratchSchemaName()
+        let url = try PostgresEnvironment.scratchURL()
         let store = try PostgresStore(url: url)
         try await withCleanup {
             try await body(url, store)

@@ -81,9 +81,7 @@ struct AirportsRelationTests {
         "PostgreSQL gives the same answers",
         .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"))
     func postgres() async throws {
-        let base = try PostgresEnvironment.requireURL()
-        let store = try PostgresStore(
-            url: base + (base.contains("?") ? "&" : "?") + "schema=" + PostgresEnvironment.scratchSchemaName())
+        let store = try PostgresStore(url: try PostgresEnvironment.scratchURL())
         try await withCleanup {
             try await check(store)
         } cleanup: {

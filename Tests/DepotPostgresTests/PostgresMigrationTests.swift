@@ -38,8 +38,7 @@ struct PostgresMigrationTests {
 
     @Test("a process killed inside a step leaves the schema at the step before; a new run finishes")
     func killedMidStep() async throws {
-        let base = try PostgresEnvironment.requireURL()
-        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + PostgresEnvironment.scratchSchemaName()
+        let url = try PostgresEnvironment.scratchURL()
         let store = try PostgresStore(url: url)
         try await withCleanup { () async throws in
             let first = try await MigrationProbe.run(["--postgres", url, "--to", "1"])

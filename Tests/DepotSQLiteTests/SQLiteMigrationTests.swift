@@ -8,8 +8,7 @@ import Testing
 struct SQLiteMigrationTests {
     @Test("SQLite file store passes the migration suite", arguments: MigrationConformance.cases)
     func conformance(_ check: MigrationCase) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-migrations-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         #expect(try await SQLiteStore(path: path).appliedMigrations().isEmpty, "each case starts on a new database")
@@ -21,8 +20,7 @@ struct SQLiteMigrationTests {
 
     @Test("a process killed inside a step leaves the database at the step before; a new run finishes")
     func killedMidStep() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-killed-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         let first = try await MigrationProbe.run(["--store", path, "--to", "1"])

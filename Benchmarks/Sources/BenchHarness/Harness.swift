@@ -131,9 +131,12 @@ public enum BenchHarness {
     }
 
     /// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.
-    public static func peakRSSMegabytes() -> Double? {
+    public static func peakRSSMegabytes() -> Double? { statusMegabytes("VmHWM:") }
+
+    /// A kilobyte field of `/proc/self/status`, in megabytes; nil off Linux.
+    private static func statusMegabytes(_ key: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(key) {
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
             return kilobytes.map { $0 / 1024 }
         }
@@ -150,14 +153,7 @@ public enum BenchHarness {
     }
 
     /// The process's resident set now (`VmRSS`), in megabytes; nil off Linux.
-    public static func currentRSSMegabytes() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
-            return kilobytes.map { $0 / 1024 }
-        }
-        return nil
-    }
+    public static func currentRSSMegabytes() -> Double? { statusMegabytes("VmRSS:") }
 
     /// `--json`: one JSON object per line, keys sorted.
     public static func writeJSONLines(_ results: [BenchResult]) throws {

@@ -119,7 +119,7 @@ final class RawDatabase {
                 return
             }
             TextFolding.fold(String(cString: text)).withCString {
-                sqlite3_result_text(context, $0, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                sqlite3_result_text(context, $0, -1, transient)
             }
         }
         sqlite3_create_function_v2(
@@ -244,7 +244,7 @@ let onlyCase: String? = CommandLine.arguments.firstIndex(of: "--only").map { Com
 /// `rounds` timed rounds. `prepare` builds a fresh database for a round; only the work is timed.
 @MainActor
 func compare(
-    _ name: String, n: Int, rounds: Int = 5,
+    _ name: String, n: Int, rounds: Int = 5, subjectName: String = "depot",
     subject: @escaping (String) async throws -> Void,
     subjectPrepare: @escaping (String) async throws -> Void = { _ in },
     baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) async throws -> Void = { _ in }
@@ -267,7 +267,7 @@ func compare(
             },
         ])
     return Result(
-        case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: BenchHarness.median(runs[0]),
+        case: name, backend: "sqlite", n: n, subject: subjectName, medianMilliseconds: BenchHarness.median(runs[0]),
         baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
 }
 

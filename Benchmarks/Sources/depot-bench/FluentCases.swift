@@ -97,24 +97,20 @@ enum FluentCases {
         if n <= 10_000 { cases.append(("insert (fluent one by one)", oneByOne, false)) }
         var results: [BenchResult] = []
         for (name, work, seeded) in cases {
-            let seed: @Sendable (String) async throws -> Void = { path in
-                let raw = RawDatabase(path: path)  // the same table as every other side
-                if seeded { raw.write(rows, upsert: false) }
-            }
-            let rawSeed: (String) -> Void = { path in
+            // Both sides read and write the same table, made (and seeded) through the C API.
+            let seed: @Sendable (String) -> Void = { path in
                 let raw = RawDatabase(path: path)
                 if seeded { raw.write(rows, upsert: false) }
             }
-            var result = try await compare(
-                name, n: n, subject: work, subjectPrepare: seed,
+            let result = try await compare(
+                name, n: n, subjectName: "fluent", subject: work, subjectPrepare: seed,
                 baseline: { path in
                     if seeded {
                         _ = RawDatabase(path: path).fetch(RawDatabase.selectAll + " ORDER BY \"icao\"")
                     } else {
                         RawDatabase(path: path).write(rows, upsert: false)
                     }
-                }, baselinePrepare: rawSeed)
-            result?.subject = "fluent"
+                }, baselinePrepare: seed)
             if let result { results.append(result) }
         }
         return results

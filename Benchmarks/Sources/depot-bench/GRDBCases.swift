@@ -127,11 +127,10 @@ enum GRDBCases {
                 case "upsert over existing": { RawDatabase(path: $0).write(updated, upsert: true) }
                 default: { _ = RawDatabase(path: $0).fetch(RawDatabase.selectAll + " ORDER BY \"icao\"") }
                 }
-            var result = try await compare(
-                name, n: n, subject: { path in try work(path) },
+            let result = try await compare(
+                name, n: n, subjectName: subject, subject: { path in try work(path) },
                 subjectPrepare: { path in try prepare?(path) },
                 baseline: baseline, baselinePrepare: label == "insert" ? { _ in } : seedRaw)
-            result?.subject = subject
             if let result { results.append(result) }
         }
         return results
