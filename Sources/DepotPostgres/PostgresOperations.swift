@@ -103,23 +103,17 @@ enum PostgresOperations {
         return PostgresQuery(unsafeSQL: statement.sql, binds: binds)
     }
 
-    /// Runs a rendered `SELECT` and decodes every row.
-    static func fetch<Value>(
+    /// Runs a rendered `SELECT`, receives every row, then hands them to `read` through a cursor.
+    static func scan<Result>(
         _ statement: SQLStatement, table: TableDescription, on connection: PostgresConnection,
-        decode: ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
-        let rows = try await connection.query(query(statement), logger: logger)
-        var results: [Value] = []
-        var values = [StoredValue](repeating: .null, count: table.columns.count)
-        for try await row in rows {
-            var index = 0
-            for cell in row {
-                values[index] = try PostgresWire.read(cell)
-                index += 1
-            }
-            results.append(try decode(values))
+        _ read: (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.query(query(statement), logger: logger) {
+            rows.append(row)
         }
-        return results
+        var cursor: any StoreCursor = PostgresRowCursor(rows: rows, width: table.columns.count)
+        return try read(&cursor)
     }
 
     /// Runs a statement returning one integer (a `COUNT(*)`).
@@ -135,4 +129,32 @@ enum PostgresOperations {
         }
         return count
     }
+}
+
+/// Received rows, decoded one row at a time as the cursor reaches it.
+struct PostgresRowCursor: StoreCursor {
+    let rows: [PostgresRow]
+    var index = -1
+    var values: [StoredValue]
+
+    init(rows: [PostgresRow], width: Int) {
+        self.rows = rows
+        self.values = [StoredValue](repeating: .null, count: width)
+    }
+
+    mutating func next() throws -> Bool {
+        guard index + 1 < rows.count else {
+            index = rows.count
+            return false
+        }
+        index += 1
+        var column = 0
+        for cell in rows[index] {
+            values[column] = try PostgresWire.read(cell)
+            column += 1
+        }
+        return true
+    }
+
+    func value(at column: Int) -> StoredValue { values[column] }
 }

@@ -252,9 +252,9 @@ public final class PostgresStore: Store {
 
     // MARK: - Reads
 
-    public func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
+    public func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
         try query.validate()
         try await prepare()
         return try await withConnection(retryingClosed: true) { connection in
@@ -262,9 +262,12 @@ public final class PostgresStore: Store {
                 let query = try await query.resolved(exists: {
                     try await self.prepareTable($0, on: connection, create: false) != .missing
                 })
-            else { return [] }
-            let statement = self.renderer.select(query)
-            return try await PostgresOperations.fetch(statement, table: query.table, on: connection, decode: decode)
+            else {
+                var empty: any StoreCursor = StoredRowsCursor(rows: [])
+                return try read(&empty)
+            }
+            return try await PostgresOperations.scan(
+                self.renderer.select(query), table: query.table, on: connection, read)
         }
     }
 

@@ -33,15 +33,17 @@ final class PostgresWriter: StoreWriter {
         }
     }
 
-    func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
+    func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
         try books.checkActive()
         try query.validate()
-        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return [] }
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
+            var empty: any StoreCursor = StoredRowsCursor(rows: [])
+            return try read(&empty)
+        }
         return try await mapped {
-            try await PostgresOperations.fetch(
-                store.renderer.select(query), table: query.table, on: connection, decode: decode)
+            try await PostgresOperations.scan(store.renderer.select(query), table: query.table, on: connection, read)
         }
     }
 

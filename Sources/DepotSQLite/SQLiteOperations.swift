@@ -5,26 +5,18 @@ import GRDB
 
 /// The statements an SQLite connection runs for Depot, with hot loops on the C API.
 enum SQLiteOperations {
-    /// Runs a rendered `SELECT` and decodes every row, reading columns by index.
-    static func fetch<Value>(
+    /// Runs a rendered `SELECT` and hands its rows to `read` through a cursor on the statement.
+    static func scan<Result>(
         _ statement: SQLStatement, table: TableDescription, db: Database,
-        decode: ([StoredValue]) throws -> Value
-    ) throws -> [Value] {
+        _ read: (inout any StoreCursor) throws -> Result
+    ) throws -> Result {
         let prepared = try db.cachedStatement(sql: statement.sql)
         let runner = SQLiteStatementRunner(prepared, db)
         runner.reset()
         defer { runner.reset() }
         try runner.bind(statement.arguments)
-        let types = table.columns.map(\.type)
-        var row = [StoredValue](repeating: .null, count: types.count)
-        var results: [Value] = []
-        while try runner.step() {
-            for index in types.indices {
-                row[index] = runner.value(at: Int32(index), type: types[index])
-            }
-            results.append(try decode(row))
-        }
-        return results
+        var cursor: any StoreCursor = SQLiteRowCursor(runner: runner, types: table.columns.map(\.type))
+        return try read(&cursor)
     }
 
     /// Runs a rendered `SELECT COUNT(*)`.

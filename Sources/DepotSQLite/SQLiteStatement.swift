@@ -89,6 +89,14 @@ struct SQLiteStatementRunner {
         return SQLiteFailure(code: code, extendedCode: extended, message: message)
     }
 
+    /// The text of column `index` (0-based) of the current row, converted by SQLite if needed.
+    func text(at index: Int32) -> String {
+        // Pointer first, then length: the documented order when SQLite may convert the value.
+        guard let pointer = sqlite3_column_text(statement, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
     /// Reads column `index` (0-based) of the current row as a stored value for a column of
     /// type `type`. A value of another storage class comes back as what it is, so decoding
     /// reports it ("holds TEXT 'abc', expected Int").
@@ -109,13 +117,7 @@ struct SQLiteStatementRunner {
             let number = sqlite3_column_double(statement, index)
             return type == .date ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            let text: String
-            if let pointer = sqlite3_column_text(statement, index) {
-                text = String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
-            } else {
-                text = ""
-            }
+            let text = text(at: index)
             if type == .decimal, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
                 decimal.description == text
             {
@@ -134,6 +136,41 @@ struct SQLiteStatementRunner {
                 return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
             }
             return .blob(data)
+        }
+    }
+}
+
+/// The rows of a running statement, read column by column straight from SQLite's row buffer.
+struct SQLiteRowCursor: StoreCursor {
+    let runner: SQLiteStatementRunner
+    let types: [ColumnType]
+
+    mutating func next() throws -> Bool { try runner.step() }
+
+    func value(at column: Int) -> StoredValue { runner.value(at: Int32(column), type: types[column]) }
+
+    func isNull(at column: Int) -> Bool { sqlite3_column_type(runner.statement, Int32(column)) == SQLITE_NULL }
+
+    func text(at column: Int) -> String? {
+        // A decimal column's text is a number, which `value(at:)` parses.
+        guard sqlite3_column_type(runner.statement, Int32(column)) == SQLITE_TEXT, types[column] != .decimal else {
+            return nil
+        }
+        return runner.text(at: Int32(column))
+    }
+
+    func double(at column: Int) -> Double? {
+        guard sqlite3_column_type(runner.statement, Int32(column)) == SQLITE_FLOAT, types[column] == .double else {
+            return nil
+        }
+        return sqlite3_column_double(runner.statement, Int32(column))
+    }
+
+    func integer(at column: Int) -> Int64? {
+        guard sqlite3_column_type(runner.statement, Int32(column)) == SQLITE_INTEGER else { return nil }
+        switch types[column] {
+        case .integer, .bool: return sqlite3_column_int64(runner.statement, Int32(column))
+        default: return nil
         }
     }
 }

@@ -84,18 +84,23 @@ public final class SQLiteStore: Store {
 
     // MARK: - Reads
 
-    public func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
+    public func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
         try query.validate()
-        return try await read { db in
-            guard let query = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }) else {
-                return []
+        return try await self.read { db in
+            let statement = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }).map {
+                self.renderer.select($0)
             }
-            let statement = self.renderer.select(query)
-            return try Self.emptyIfMissing(query.table, []) {
-                try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+            if let statement {
+                do {
+                    return try SQLiteOperations.scan(statement, table: query.table, db: db, read)
+                } catch let error as DatabaseError where error.message == "no such table: \(query.table.name)" {
+                    // A read that began just before the transaction creating the table committed.
+                }
             }
+            var empty: any StoreCursor = StoredRowsCursor(rows: [])
+            return try read(&empty)
         }
     }
 

@@ -28,15 +28,17 @@ final class SQLiteWriter: StoreWriter {
         return true
     }
 
-    func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
+    func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
         try books.checkActive()
         try query.validate()
         return try await store.onWriter { db in
-            guard let query = try query.resolved(exists: { try self.ready($0, db, create: false) }) else { return [] }
-            let statement = self.store.renderer.select(query)
-            return try SQLiteOperations.fetch(statement, table: query.table, db: db, decode: decode)
+            guard let query = try query.resolved(exists: { try self.ready($0, db, create: false) }) else {
+                var empty: any StoreCursor = StoredRowsCursor(rows: [])
+                return try read(&empty)
+            }
+            return try SQLiteOperations.scan(self.store.renderer.select(query), table: query.table, db: db, read)
         }
     }
 

@@ -19,11 +19,11 @@ public final class CountingStore: Store {
     /// Commit subscriptions currently live.
     public var liveSubscriptions: Int { counters.withLock { $0.subscriptions } }
 
-    public func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
+    public func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
         counters.withLock { $0.fetches += 1 }
-        return try await base.fetch(query, decode: decode)
+        return try await base.scan(query, read)
     }
 
     public func count(_ query: SelectQuery) async throws -> Int {

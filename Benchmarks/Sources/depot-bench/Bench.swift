@@ -237,8 +237,16 @@ func removeDatabase(_ path: String) {
     try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
 }
 
-/// `--only NAME` runs the cases whose name contains NAME (for profiling one case).
+/// `--only NAME` runs the cases whose name contains NAME (for profiling one case); with
+/// `--exact`, only the case named exactly NAME.
 let onlyCase: String? = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+let onlyExact = CommandLine.arguments.contains("--exact")
+
+/// Whether the case `name` runs, given `--only` and `--exact`.
+func selected(_ name: String) -> Bool {
+    guard let onlyCase else { return true }
+    return onlyExact ? name == onlyCase : name.contains(onlyCase)
+}
 
 /// Runs subject and baseline alternately (BenchHarness.interleave): one warm-up round, then
 /// `rounds` timed rounds. `prepare` builds a fresh database for a round; only the work is timed.
@@ -249,7 +257,27 @@ func compare(
     subjectPrepare: @escaping (String) async throws -> Void = { _ in },
     baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) async throws -> Void = { _ in }
 ) async throws -> Result? {
-    if let onlyCase, !name.contains(onlyCase) { return nil }
+    try await compare(
+        name, n: n, rounds: rounds, subjectName: subjectName, subjectPrepare: subjectPrepare,
+        openSubject: { $0 }, subject: subject,
+        baselinePrepare: baselinePrepare, openBaseline: { $0 }, baseline: baseline)
+}
+
+/// ``compare(_:n:rounds:subjectName:subject:subjectPrepare:baseline:baselinePrepare:)`` with each
+/// side's database opened before the clock starts (`openSubject`, `openBaseline`, after
+/// `prepare`): what is timed is the work on an open connection — for Depot, still its first query
+/// on the store, with the one-time table check.
+@MainActor
+func compare<Subject: Sendable, Baseline>(
+    _ name: String, n: Int, rounds: Int = 5, subjectName: String = "depot",
+    subjectPrepare: @escaping (String) async throws -> Void = { _ in },
+    openSubject: @escaping (String) async throws -> Subject,
+    subject: @escaping (Subject) async throws -> Void,
+    baselinePrepare: @escaping (String) async throws -> Void = { _ in },
+    openBaseline: @escaping (String) -> Baseline,
+    baseline: @escaping (Baseline) -> Void
+) async throws -> Result? {
+    if !selected(name) { return nil }
     let runs = try await BenchHarness.interleave(
         rounds: rounds,
         [
@@ -257,18 +285,25 @@ func compare(
                 let path = scratchPath()
                 defer { removeDatabase(path) }
                 try await subjectPrepare(path)
-                return try await BenchHarness.time { try await subject(path) }
+                let opened = try await openSubject(path)
+                return try await BenchHarness.time { try await subject(opened) }
             },
             {
                 let path = scratchPath()
                 defer { removeDatabase(path) }
                 try await baselinePrepare(path)
-                return await BenchHarness.time { baseline(path) }
+                let opened = openBaseline(path)
+                return await BenchHarness.time { baseline(opened) }
             },
         ])
     return Result(
         case: name, backend: "sqlite", n: n, subject: subjectName, medianMilliseconds: BenchHarness.median(runs[0]),
         baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
+}
+
+/// Opens the benchmark's repository on a Depot file store.
+func openDepot(_ path: String) throws -> Repository<BenchAirport> {
+    try SQLiteStore(path: path).repository(BenchAirport.self)
 }
 
 extension Array where Element == Result {
@@ -285,6 +320,7 @@ struct DepotBench {
 
         let arguments = CommandLine.arguments
         if arguments.contains("--memory-probe") { return try await MemoryCases.probe(arguments) }
+        if arguments.contains("--profile") { return try await MemoryCases.profile(arguments) }
         let json = arguments.contains("--json")
         let sizes: [Int] =
             arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) }.map { [$0] } ?? [10_000, 100_000]
@@ -314,63 +350,48 @@ struct DepotBench {
             }
             func seedRaw(_ path: String) { RawDatabase(path: path).write(rows, upsert: false) }
             let nearPoint = Coordinate(latitude: 59.91, longitude: 10.75)
+            let selectAll = RawDatabase.selectAll + " ORDER BY \"icao\""
+            let opened = (openSubject: openDepot, openBaseline: RawDatabase.init(path:))
 
             results.appendIfPresent(
                 try await compare(
-                    "insert", n: n,
-                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).insert(rows) },
-                    baseline: { RawDatabase(path: $0).write(rows, upsert: false) }))
+                    "insert", n: n, openSubject: opened.openSubject, subject: { try await $0.insert(rows) },
+                    openBaseline: opened.openBaseline, baseline: { $0.write(rows, upsert: false) }))
             results.appendIfPresent(
                 try await compare(
-                    "upsert over existing", n: n,
-                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).upsert(updated) },
-                    subjectPrepare: seedDepot,
-                    baseline: { RawDatabase(path: $0).write(updated, upsert: true) }, baselinePrepare: seedRaw))
+                    "upsert over existing", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { try await $0.upsert(updated) },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { $0.write(updated, upsert: true) }))
             results.appendIfPresent(
                 try await compare(
-                    "fetch all", n: n,
-                    subject: { _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetchAll() },
-                    subjectPrepare: seedDepot,
+                    "fetch all", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { _ = try await $0.fetchAll() },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { _ = $0.fetch(selectAll) }))
+            results.appendIfPresent(
+                try await compare(
+                    "fetch country == US", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { _ = try await $0.fetch(where: \.country == "US") },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
                     baseline: {
-                        _ = RawDatabase(path: $0).fetch(
-                            RawDatabase.selectAll + " ORDER BY \"icao\""
-                        )
-                    }, baselinePrepare: seedRaw))
+                        _ = $0.fetch(RawDatabase.selectAll + " WHERE \"country\" = ? ORDER BY \"icao\"", ["US"])
+                    }))
             results.appendIfPresent(
                 try await compare(
-                    "fetch country == US", n: n,
-                    subject: {
-                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
-                            where: \.country == "US")
-                    },
-                    subjectPrepare: seedDepot,
-                    baseline: {
-                        _ = RawDatabase(path: $0).fetch(
-                            RawDatabase.selectAll + " WHERE \"country\" = ? ORDER BY \"icao\"",
-                            ["US"])
-                    }, baselinePrepare: seedRaw))
-            results.appendIfPresent(
-                try await compare(
-                    "count country == US", n: n,
-                    subject: {
-                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).count(
-                            where: \.country == "US")
-                    },
-                    subjectPrepare: seedDepot,
-                    baseline: {
-                        _ = RawDatabase(path: $0).count(
-                            "SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
-                    }, baselinePrepare: seedRaw))
+                    "count country == US", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { _ = try await $0.count(where: \.country == "US") },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { _ = $0.count("SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"]) }))
             let patches = rows.map {
                 Patch<BenchAirport>(key: $0.icao).set(\.name, $0.name + "!").set(\.elevation, $0.elevation + 2)
             }
             results.appendIfPresent(
                 try await compare(
-                    "patch-upsert 2 of 8", n: n,
-                    subject: { try await SQLiteStore(path: $0).repository(BenchAirport.self).apply(patches) },
-                    subjectPrepare: seedDepot,
-                    baseline: { path in
-                        let database = RawDatabase(path: path)
+                    "patch-upsert 2 of 8", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { try await $0.apply(patches) },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { database in
                         database.execute("BEGIN IMMEDIATE")
                         let statement = database.prepare(
                             "UPDATE \"airports\" SET \"name\" = ?2, \"elevation\" = ?3 WHERE \"icao\" = ?1")
@@ -383,50 +404,37 @@ struct DepotBench {
                         }
                         sqlite3_finalize(statement)
                         database.execute("COMMIT")
-                    }, baselinePrepare: seedRaw))
+                    }))
             let norwegian = updated.filter { $0.country == "NO" }
             results.appendIfPresent(
                 try await compare(
-                    "replace country == NO", n: n,
-                    subject: {
-                        try await SQLiteStore(path: $0).repository(BenchAirport.self).replace(
-                            where: \.country == "NO", with: norwegian)
-                    },
-                    subjectPrepare: seedDepot,
-                    baseline: { path in
+                    "replace country == NO", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { try await $0.replace(where: \.country == "NO", with: norwegian) },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { database in
                         // One transaction, as Depot's replace: delete, then upsert the new rows.
-                        let database = RawDatabase(path: path)
                         database.execute("BEGIN IMMEDIATE")
                         database.deleteCountry("NO")
                         database.writeRows(norwegian, upsert: true)
                         database.execute("COMMIT")
-                    }, baselinePrepare: seedRaw))
+                    }))
             results.appendIfPresent(
                 try await compare(
-                    "remove country == US", n: n,
-                    subject: {
-                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).remove(
-                            where: \.country == "US")
-                    },
-                    subjectPrepare: seedDepot,
-                    baseline: { path in
-                        let database = RawDatabase(path: path)
-                        database.deleteCountry("US")
-                    }, baselinePrepare: seedRaw))
+                    "remove country == US", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
+                    subject: { _ = try await $0.remove(where: \.country == "US") },
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { $0.deleteCountry("US") }))
             results.appendIfPresent(
                 try await compare(
-                    "nearest 5", n: n,
+                    "nearest 5", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
                     subject: {
-                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
+                        _ = try await $0.fetch(
                             orderBy: [.nearest(to: nearPoint, latitude: \.latitude, longitude: \.longitude)], limit: 5)
                     },
-                    subjectPrepare: seedDepot,
-                    baseline: { path in
+                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
+                    baseline: { database in
                         // The same ordering computed by hand in C-API terms: every row read, haversine in Swift, top 5.
-                        let all = RawDatabase(path: path).fetch(
-                            RawDatabase.selectAll
-                        )
-                        _ = all.map {
+                        _ = database.fetch(RawDatabase.selectAll).map {
                             (
                                 $0,
                                 GeoDistance.haversineKilometers(
@@ -434,23 +442,24 @@ struct DepotBench {
                             )
                         }
                         .sorted { $0.1 < $1.1 }.prefix(5)
-                    }, baselinePrepare: seedRaw))
+                    }))
             results.appendIfPresent(
                 try await compare(
-                    "search name ~ \"field\" any case", n: n,
-                    subject: {
-                        _ = try await SQLiteStore(path: $0).repository(BenchAirport.self).fetch(
-                            where: .contains(\.name, "FIELD", .caseInsensitive))
-                    },
-                    subjectPrepare: seedDepot,
-                    baseline: { path in
+                    "search name ~ \"field\" any case", n: n, subjectPrepare: seedDepot,
+                    openSubject: opened.openSubject,
+                    subject: { _ = try await $0.fetch(where: .contains(\.name, "FIELD", .caseInsensitive)) },
+                    baselinePrepare: seedRaw,
+                    openBaseline: { path in
                         // The same SQL Depot runs, with the same folding function registered.
                         let database = RawDatabase(path: path)
                         database.registerFold()
-                        _ = database.fetch(
+                        return database
+                    },
+                    baseline: {
+                        _ = $0.fetch(
                             RawDatabase.selectAll + " WHERE instr(depot_fold(\"name\"), ?) > 0 ORDER BY \"icao\"",
                             [TextFolding.fold("FIELD")])
-                    }, baselinePrepare: seedRaw))
+                    }))
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
             results += try await MemoryCases.run(n: n, rows: rows)

@@ -84,35 +84,35 @@ enum GRDBCases {
         }
         var results: [BenchResult] = []
         for (label, subject, work, prepare):
-            (String, String, @Sendable (String) throws -> Void, (@Sendable (String) throws -> Void)?) in [
+            (String, String, @Sendable (DatabaseQueue) throws -> Void, (@Sendable (String) throws -> Void)?) in [
                 (
                     "insert", "grdb-codable-record",
-                    { path in try queue(path).write { db in for row in codable { try row.insert(db) } } }, nil
+                    { queue in try queue.write { db in for row in codable { try row.insert(db) } } }, nil
                 ),
                 (
                     "insert", "grdb-manual-record",
-                    { path in try queue(path).write { db in for row in manual { try row.insert(db) } } }, nil
+                    { queue in try queue.write { db in for row in manual { try row.insert(db) } } }, nil
                 ),
                 (
                     "upsert over existing", "grdb-codable-record",
-                    { path in try queue(path).write { db in for row in codableUpdated { try row.upsert(db) } } },
+                    { queue in try queue.write { db in for row in codableUpdated { try row.upsert(db) } } },
                     seedGRDB
                 ),
                 (
                     "upsert over existing", "grdb-manual-record",
-                    { path in try queue(path).write { db in for row in manualUpdated { try row.upsert(db) } } },
+                    { queue in try queue.write { db in for row in manualUpdated { try row.upsert(db) } } },
                     seedGRDB
                 ),
                 (
                     "fetch all", "grdb-codable-record",
-                    { path in
-                        _ = try queue(path).read { db in try GRDBCodableAirport.order(Column("icao")).fetchAll(db) }
+                    { queue in
+                        _ = try queue.read { db in try GRDBCodableAirport.order(Column("icao")).fetchAll(db) }
                     }, seedGRDB
                 ),
                 (
                     "fetch all", "grdb-manual-record",
-                    { path in
-                        _ = try queue(path).read { db in
+                    { queue in
+                        _ = try queue.read { db in
                             try GRDBManualAirport.fetchAll(db, sql: RawDatabase.selectAll + " ORDER BY \"icao\"")
                         }
                     }, seedGRDB
@@ -120,17 +120,18 @@ enum GRDBCases {
             ]
         {
             let name = "\(label) (\(subject))"
-            if let onlyCase, !name.contains(onlyCase) { continue }
-            let baseline: (String) -> Void =
+            if !selected(name) { continue }
+            let baseline: (RawDatabase) -> Void =
                 switch label {
-                case "insert": { RawDatabase(path: $0).write(rows, upsert: false) }
-                case "upsert over existing": { RawDatabase(path: $0).write(updated, upsert: true) }
-                default: { _ = RawDatabase(path: $0).fetch(RawDatabase.selectAll + " ORDER BY \"icao\"") }
+                case "insert": { $0.write(rows, upsert: false) }
+                case "upsert over existing": { $0.write(updated, upsert: true) }
+                default: { _ = $0.fetch(RawDatabase.selectAll + " ORDER BY \"icao\"") }
                 }
             let result = try await compare(
-                name, n: n, subjectName: subject, subject: { path in try work(path) },
-                subjectPrepare: { path in try prepare?(path) },
-                baseline: baseline, baselinePrepare: label == "insert" ? { _ in } : seedRaw)
+                name, n: n, subjectName: subject, subjectPrepare: { path in try prepare?(path) },
+                openSubject: { try queue($0) }, subject: { queue in try work(queue) },
+                baselinePrepare: label == "insert" ? { _ in } : seedRaw, openBaseline: RawDatabase.init(path:),
+                baseline: baseline)
             if let result { results.append(result) }
         }
         return results

@@ -25,10 +25,43 @@ enum MemoryCases {
         print(String(format: "%.2f", BenchHarness.peakRSSMegabytes() ?? 0))
     }
 
+    /// `--profile depot|raw PATH N ROUNDS [CASE]`: seeds PATH with N rows when it does not exist,
+    /// then runs one side of a read case (`fetch`, the default, or `count`) ROUNDS times on one
+    /// open store — for `perf record`, without the seeding and the other side in the samples.
+    static func profile(_ arguments: [String]) async throws {
+        guard let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 4,
+            let n = Int(arguments[index + 3]), let rounds = Int(arguments[index + 4])
+        else { throw BenchError(description: "usage: --profile depot|raw PATH N ROUNDS [fetch|count]") }
+        let path = arguments[index + 2]
+        let what = arguments.count > index + 5 ? arguments[index + 5] : "fetch"
+        if !FileManager.default.fileExists(atPath: path) {
+            RawDatabase(path: path).write(replicate(try loadAirports(), count: n), upsert: false)
+        }
+        var total = 0
+        if arguments[index + 1] == "depot" {
+            let repository = try SQLiteStore(path: path).repository(BenchAirport.self)
+            for _ in 0..<rounds {
+                total +=
+                    what == "count"
+                    ? try await repository.count(where: \.country == "US")
+                    : try await repository.fetchAll().count
+            }
+        } else {
+            let database = RawDatabase(path: path)
+            for _ in 0..<rounds {
+                total +=
+                    what == "count"
+                    ? database.count("SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
+                    : database.fetch(RawDatabase.selectAll + " ORDER BY \"icao\"").count
+            }
+        }
+        print(total)
+    }
+
     @MainActor
     static func run(n: Int, rows: [BenchAirport]) async throws -> [BenchResult] {
         let name = "fetch all: peak memory (MB)"
-        if let onlyCase, !name.contains(onlyCase) { return [] }
+        if !selected(name) { return [] }
         guard BenchHarness.peakRSSMegabytes() != nil else { return [] }  // Linux only
         let path = scratchPath()
         defer { removeDatabase(path) }

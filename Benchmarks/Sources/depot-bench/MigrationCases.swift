@@ -62,7 +62,7 @@ enum MigrationCases {
     @MainActor
     static func run(rows count: Int, rounds: Int) async throws -> [BenchResult] {
         let name = "migrate rewrite column"
-        if let onlyCase, !name.contains(onlyCase) { return [] }
+        if !selected(name) { return [] }
         var depotGrowth: [Double] = []
         var rawGrowth: [Double] = []
         let runs = try await BenchHarness.interleave(

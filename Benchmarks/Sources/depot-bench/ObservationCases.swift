@@ -25,7 +25,7 @@ enum ObservationCases {
         filter: Filter<BenchAirport>?, rawWhere: String, rawArguments: [String],
         updatable: [BenchAirport]
     ) async throws -> BenchResult? {
-        if let onlyCase, !name.contains(onlyCase) { return nil }
+        if !selected(name) { return nil }
         let clock = ContinuousClock()
         let depotPath = scratchPath()
         let rawPath = scratchPath()
@@ -84,7 +84,7 @@ enum ObservationCases {
     @MainActor
     static func throughput(n: Int, rows: [BenchAirport], writes: Int) async throws -> BenchResult? {
         let name = "10 observers: 1-row writes"
-        if let onlyCase, !name.contains(onlyCase) { return nil }
+        if !selected(name) { return nil }
         let countries = ["NO", "SE", "DK", "FI", "DE", "FR", "GB", "ES", "IT", "PL"]
         let targets = Array(rows.filter { countries.contains($0.country) }.prefix(writes))
         func run(observers: Int) async throws -> Double {

@@ -181,7 +181,7 @@ struct PostgresCases {
         subject: @escaping (PostgresStore) async throws -> Void,
         subjectPrepare: @escaping (PostgresStore) async throws -> Void, baselines: [Baseline]
     ) async throws -> [BenchResult] {
-        if let onlyCase, !name.contains(onlyCase) { return [] }
+        if !selected(name) { return [] }
         func scratchSchema() -> String {
             "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         }

@@ -39,7 +39,7 @@ enum RelationCases {
     @MainActor
     static func run(parents count: Int, childrenPerParent: Int) async throws -> [BenchResult] {
         let name = "include children"
-        if let onlyCase, !name.contains(onlyCase) { return [] }
+        if !selected(name) { return [] }
         let parents = (0..<count).map { BenchParent(id: $0, name: "parent \($0)") }
         let children = (0..<(count * childrenPerParent)).map {
             BenchChild(id: $0, parent: $0 % count, name: "child \($0)", value: Double($0) / 3)
@@ -53,17 +53,17 @@ enum RelationCases {
         var loadedCount = 0
         let result = try await compare(
             name, n: children.count, rounds: 9,
-            subject: { path in
-                let loaded = try await SQLiteStore(path: path).repository(BenchParent.self).fetch(
-                    including: [BenchParent.children])
+            subjectPrepare: seed, openSubject: { try SQLiteStore(path: $0).repository(BenchParent.self) },
+            subject: { repository in
+                let loaded = try await repository.fetch(including: [BenchParent.children])
                 loadedCount = loaded.reduce(0) { $0 + $1[BenchParent.children].count }
             },
-            subjectPrepare: seed,
-            baseline: { path in
-                let stitched = rawInclude(path)
+            // The same tables and rows, written by Depot: only the reads are compared.
+            baselinePrepare: seed, openBaseline: RawDatabase.init(path:),
+            baseline: { database in
+                let stitched = rawInclude(database)
                 precondition(stitched.reduce(0) { $0 + $1.1.count } == children.count)
-            },
-            baselinePrepare: seed)  // the same tables and rows, written by Depot: only the reads are compared
+            })
         guard loadedCount == children.count else {
             throw BenchError(description: "\(name): loaded \(loadedCount) children, expected \(children.count)")
         }
@@ -71,8 +71,7 @@ enum RelationCases {
     }
 
     /// Parents, then their children by a JSON array of the parents' keys, matched by hashing.
-    static func rawInclude(_ path: String) -> [(BenchParent, [BenchChild])] {
-        let database = RawDatabase(path: path)
+    static func rawInclude(_ database: RawDatabase) -> [(BenchParent, [BenchChild])] {
         var parents: [BenchParent] = []
         let parentStatement = database.prepare("SELECT \"id\", \"name\" FROM \"parents\" ORDER BY \"id\"")
         while sqlite3_step(parentStatement) == SQLITE_ROW {

@@ -20,10 +20,10 @@ public final class InMemoryStore: Store {
     /// An empty store.
     public init() {}
 
-    public func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
-        try committed.withLock { $0 }.fetch(query, decode: decode)
+    public func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try committed.withLock { $0 }.scan(query, read)
     }
 
     public func count(_ query: SelectQuery) async throws -> Int {
@@ -104,10 +104,11 @@ struct InMemoryDatabase: Sendable {
         return rows.map { row in positions.map { row[$0] } }
     }
 
-    func fetch<Value>(_ query: SelectQuery, decode: ([StoredValue]) throws -> Value) throws -> [Value] {
+    func scan<Result>(_ query: SelectQuery, _ read: (inout any StoreCursor) throws -> Result) throws -> Result {
         try query.validate()
         let rows = try rows(of: query.table)
-        return try evaluator(query.table).run(query, over: rows).map(decode)
+        var cursor: any StoreCursor = StoredRowsCursor(rows: try evaluator(query.table).run(query, over: rows))
+        return try read(&cursor)
     }
 
     func count(_ query: SelectQuery) throws -> Int {
@@ -228,10 +229,10 @@ final class InMemoryWriter: StoreWriter {
         }
     }
 
-    func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value] {
-        try withActive { $0.database }.fetch(query, decode: decode)
+    func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try withActive { $0.database }.scan(query, read)
     }
 
     func count(_ query: SelectQuery) async throws -> Int {

@@ -117,7 +117,9 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     {
         let schema = Target.schema
         let get = schema.getters[try query.table.requireColumn(column)]
-        let rows = try await reader.fetch(query) { values in Loaded(entity: try schema.decode(values), related: [:]) }
+        let rows = try await reader.scan(query) { cursor in try schema.decodeAll(&cursor) }.map {
+            Loaded(entity: $0, related: [:])
+        }
         var keys: [StoredValue] = []
         keys.reserveCapacity(rows.count)
         for row in rows { keys.append(get(row.entity)) }

@@ -75,7 +75,7 @@ extension Repository {
         try await context.atomically { writer in
             let inner = Repository(context: .transaction(writer))
             let query = SelectQuery(table: schema.table, predicate: .isIn(column: keyColumn, keys))
-            let stored = try await writer.fetch(query) { values in try schema.decode(values) }
+            let stored = try await writer.scan(query) { cursor in try schema.decodeAll(&cursor) }
             var byKey: [StoredValue: Root] = [:]
             for entity in stored { byKey[schema.key(of: entity)[0]] = entity }
             var order: [StoredValue] = []

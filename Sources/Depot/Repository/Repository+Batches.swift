@@ -44,7 +44,9 @@ public struct RepositoryBatches<Root: Entity>: AsyncSequence, Sendable {
             let query = SelectQuery(
                 table: schema.table, predicate: parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts)),
                 limit: batches.size)
-            let batch = try await batches.repository.context.reader.fetch(query) { values in try schema.decode(values) }
+            let batch = try await batches.repository.context.reader.scan(query) { cursor in
+                try schema.decodeAll(&cursor)
+            }
             if batch.count < batches.size { finished = true }
             guard let last = batch.last else { return nil }
             lastKey = schema.key(of: last)

@@ -13,7 +13,7 @@ extension Repository {
     ) async throws -> [Root] {
         let query = try query(predicate, ordering, limit: limit, offset: offset)
         let schema = schema
-        return try await context.reader.fetch(query) { values in try schema.decode(values) }
+        return try await context.reader.scan(query) { cursor in try schema.decodeAll(&cursor) }
     }
 
     /// Every stored entity, in primary-key order.
@@ -57,6 +57,6 @@ extension Repository {
     func find(keyValues: [StoredValue]) async throws -> Root? {
         let query = SelectQuery(table: try checkedSchema().table, predicate: try keyPredicate(keyValues), limit: 1)
         let schema = schema
-        return try await context.reader.fetch(query) { values in try schema.decode(values) }.first
+        return try await context.reader.scan(query) { cursor in try schema.decodeAll(&cursor) }.first
     }
 }

@@ -38,6 +38,8 @@ public struct Schema<Root>: Sendable {
     let customDecode: (@Sendable (Row<Root>) throws -> Root)?
     /// Whether rows can be rebuilt by initializing each stored property in place.
     let decodesInPlace: Bool
+    /// Rebuilds rows in place from a ``StoreCursor``.
+    let rowDecoder: RowDecoder
 
     /// Declares a table named `tableName` with the given primary key and columns.
     public init(
@@ -113,6 +115,9 @@ public struct Schema<Root>: Sendable {
         self.getters = columns.map(\.get)
         self.initializers = columns.map(\.initialize)
         self.deinitializers = columns.map(\.deinitialize)
+        self.rowDecoder = RowDecoder(
+            fields: columns.map { FieldPlan(valueType: $0.valueType, offset: $0.offset ?? 0) },
+            initializers: initializers, deinitializers: deinitializers, keyIndices: keyIndices)
         self.primaryKeyIndices = keyIndices
         self.columnIndexByKeyPath = byKeyPath
         self.table = TableDescription(
@@ -216,8 +221,13 @@ public struct Row<Root> {
 extension Schema {
     /// The error for a value of column `column` that does not decode.
     func decodingError(column: Int, values: [StoredValue], _ mismatch: StoredValueMismatch) -> DepotError {
+        decodingError(column: column, key: primaryKeyIndices.map { values[$0] }, mismatch)
+    }
+
+    /// The error for a value of column `column`, in the row with primary key `key`, that does not decode.
+    func decodingError(column: Int, key: [StoredValue], _ mismatch: StoredValueMismatch) -> DepotError {
         let name = columns[column].name
-        let key = TableDescription.describeKey(primaryKeyIndices.map { values[$0] })
+        let key = TableDescription.describeKey(key)
         return DepotError(
             .decodingFailed,
             "column \(name) of \(tableName) row \(key) \(mismatch.description)",

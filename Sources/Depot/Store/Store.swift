@@ -2,11 +2,15 @@
 ///
 /// Backends implement these protocols; applications use ``Repository`` on top of them.
 public protocol StoreReader: Sendable {
-    /// The rows matching `query`, in its order, each turned into a value by `decode`, which
-    /// receives the row's values in the table's column order.
-    func fetch<Value: Sendable>(
-        _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
-    ) async throws -> [Value]
+    /// Runs `query` and hands the matching rows, in its order, to `read` through a cursor
+    /// (columns in the table's column order). `read` advances it with ``StoreCursor/next()``; the
+    /// cursor is valid only inside `read`.
+    ///
+    /// ``fetch(_:decode:)`` is built on this; ``Repository`` decodes entities straight from the
+    /// cursor, without a ``StoredValue`` per column where the store can avoid one.
+    func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result
 
     /// How many rows match `query` (its predicate, limit and offset).
     func count(_ query: SelectQuery) async throws -> Int
