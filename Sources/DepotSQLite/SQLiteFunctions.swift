@@ -1,25 +1,72 @@
 import Depot
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The functions and collation Depot's SQLite statements use, registered on every connection,
 /// so SQLite computes exactly what the in-memory store computes.
 enum SQLiteFunctions {
-    /// `depot_fold(text)`: ``TextFolding/fold(_:)``, for case-insensitive matching.
-    static let fold = DatabaseFunction("depot_fold", argumentCount: 1, pure: true) { values in
-        String.fromDatabaseValue(values[0]).map(TextFolding.fold)
+    /// `depot_fold(text)`: ``TextFolding/fold(_:)``, for case-insensitive matching; NULL for
+    /// NULL and numbers. Registered through the C API: it runs once per row a search reads.
+    static let fold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        guard let argument = arguments?[0], let text = text(of: argument) else {
+            sqlite3_result_null(context)
+            return
+        }
+        var folded = TextFolding.fold(text)
+        folded.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                if let base = chars.baseAddress {
+                    sqlite3_result_text(context, base, Int32(chars.count), transient)
+                } else {
+                    sqlite3_result_text(context, "", 0, transient)
+                }
+            }
+        }
     }
 
     /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres, NULL without coordinates.
-    static let distance = DatabaseFunction("depot_distance", argumentCount: 4, pure: true) { values in
-        guard let latitude1 = Double.fromDatabaseValue(values[0]),
-            let longitude1 = Double.fromDatabaseValue(values[1]),
-            let latitude2 = Double.fromDatabaseValue(values[2]),
-            let longitude2 = Double.fromDatabaseValue(values[3])
-        else { return nil }
-        return GeoDistance.haversineKilometers(
-            latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2)
+    static let distance: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        guard let arguments, let latitude1 = number(arguments[0]), let longitude1 = number(arguments[1]),
+            let latitude2 = number(arguments[2]), let longitude2 = number(arguments[3])
+        else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_double(
+            context,
+            GeoDistance.haversineKilometers(
+                latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2))
     }
+
+    /// Text, or a blob read as UTF-8 text (nil when it is not valid UTF-8); nil for anything else.
+    private static func text(of value: OpaquePointer) -> String? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_TEXT:
+            guard let pointer = sqlite3_value_text(value) else { return "" }
+            let count = Int(sqlite3_value_bytes(value))
+            return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            guard let pointer = sqlite3_value_blob(value), count > 0 else { return "" }
+            return String(validating: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+        default:
+            return nil
+        }
+    }
+
+    /// An integer or floating-point argument as a `Double`; nil for anything else.
+    private static func number(_ value: OpaquePointer?) -> Double? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: sqlite3_value_double(value)
+        default: nil
+        }
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the result before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// `COLLATE depot_decimal`: orders exact decimals stored as text by value.
     static let decimal = DatabaseCollation("depot_decimal") { left, right in
@@ -31,8 +78,9 @@ enum SQLiteFunctions {
     }
 
     static func register(in db: Database) {
-        db.add(function: fold)
-        db.add(function: distance)
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(db.sqliteConnection, "depot_fold", 1, flags, nil, fold, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, "depot_distance", 4, flags, nil, distance, nil, nil, nil)
         db.add(collation: decimal)
     }
 }

@@ -126,6 +126,25 @@ final class RawDatabase {
             handle, "depot_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, fold, nil, nil, nil)
     }
 
+    /// Registers `depot_distance(lat0, lon0, lat, lon)` on this connection, as SQLiteStore does
+    /// (the same haversine), so the nearest baseline runs the same SQL.
+    func registerDistance() {
+        let distance: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+            context, _, arguments in
+            guard let arguments, (0..<4).allSatisfy({ sqlite3_value_type(arguments[$0]) != SQLITE_NULL }) else {
+                sqlite3_result_null(context)
+                return
+            }
+            sqlite3_result_double(
+                context,
+                GeoDistance.haversineKilometers(
+                    latitude1: sqlite3_value_double(arguments[0]), longitude1: sqlite3_value_double(arguments[1]),
+                    latitude2: sqlite3_value_double(arguments[2]), longitude2: sqlite3_value_double(arguments[3])))
+        }
+        sqlite3_create_function_v2(
+            handle, "depot_distance", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, distance, nil, nil, nil)
+    }
+
     /// The columns every baseline query reads, in schema order.
     static let selectAll =
         "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
@@ -196,9 +215,13 @@ final class RawDatabase {
         return String(cString: pointer)
     }
 
-    func fetch(_ sql: String, _ arguments: [String] = []) -> [BenchAirport] {
+    /// The rows `sql` selects, `arguments` bound first, then `doubles`.
+    func fetch(_ sql: String, _ arguments: [String] = [], doubles: [Double] = []) -> [BenchAirport] {
         let statement = prepare(sql)
         for (index, argument) in arguments.enumerated() { Self.bind(statement, Int32(index + 1), argument) }
+        for (index, number) in doubles.enumerated() {
+            sqlite3_bind_double(statement, Int32(arguments.count + index + 1), number)
+        }
         var rows: [BenchAirport] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             rows.append(
@@ -431,17 +454,19 @@ struct DepotBench {
                         _ = try await $0.fetch(
                             orderBy: [.nearest(to: nearPoint, latitude: \.latitude, longitude: \.longitude)], limit: 5)
                     },
-                    baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
-                    baseline: { database in
-                        // The same ordering computed by hand in C-API terms: every row read, haversine in Swift, top 5.
-                        _ = database.fetch(RawDatabase.selectAll).map {
-                            (
-                                $0,
-                                GeoDistance.haversineKilometers(
-                                    nearPoint, Coordinate(latitude: $0.latitude, longitude: $0.longitude))
-                            )
-                        }
-                        .sorted { $0.1 < $1.1 }.prefix(5)
+                    baselinePrepare: seedRaw,
+                    openBaseline: { path in
+                        // The same SQL Depot runs, with the same distance function registered.
+                        let database = RawDatabase(path: path)
+                        database.registerDistance()
+                        return database
+                    },
+                    baseline: {
+                        let nearest = $0.fetch(
+                            RawDatabase.selectAll
+                                + " ORDER BY depot_distance(?, ?, \"lat\", \"lon\") NULLS LAST, \"icao\" LIMIT 5",
+                            doubles: [nearPoint.latitude, nearPoint.longitude])
+                        precondition(nearest.count == 5)
                     }))
             results.appendIfPresent(
                 try await compare(
