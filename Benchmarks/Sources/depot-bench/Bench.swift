@@ -145,6 +145,14 @@ final class RawDatabase {
             handle, "depot_distance", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, distance, nil, nil, nil)
     }
 
+    /// A connection with Depot's SQL functions registered, as SQLiteStore registers them.
+    static func withDepotFunctions(path: String) -> RawDatabase {
+        let database = RawDatabase(path: path)
+        database.registerFold()
+        database.registerDistance()
+        return database
+    }
+
     /// The columns every baseline query reads, in schema order.
     static let selectAll =
         "SELECT \"icao\", \"iata\", \"name\", \"city\", \"country\", \"elevation\", \"lat\", \"lon\" FROM \"airports\""
@@ -455,12 +463,8 @@ struct DepotBench {
                             orderBy: [.nearest(to: nearPoint, latitude: \.latitude, longitude: \.longitude)], limit: 5)
                     },
                     baselinePrepare: seedRaw,
-                    openBaseline: { path in
-                        // The same SQL Depot runs, with the same distance function registered.
-                        let database = RawDatabase(path: path)
-                        database.registerDistance()
-                        return database
-                    },
+                    // The same SQL Depot runs, with the same functions registered.
+                    openBaseline: RawDatabase.withDepotFunctions,
                     baseline: {
                         let nearest = $0.fetch(
                             RawDatabase.selectAll
@@ -474,12 +478,8 @@ struct DepotBench {
                     openSubject: opened.openSubject,
                     subject: { _ = try await $0.fetch(where: .contains(\.name, "FIELD", .caseInsensitive)) },
                     baselinePrepare: seedRaw,
-                    openBaseline: { path in
-                        // The same SQL Depot runs, with the same folding function registered.
-                        let database = RawDatabase(path: path)
-                        database.registerFold()
-                        return database
-                    },
+                    // The same SQL Depot runs, with the same functions registered.
+                    openBaseline: RawDatabase.withDepotFunctions,
                     baseline: {
                         _ = $0.fetch(
                             RawDatabase.selectAll + " WHERE instr(depot_fold(\"name\"), ?) > 0 ORDER BY \"icao\"",
