@@ -36,6 +36,12 @@ enum PostgresOperations {
         for try await _ in rows {}
     }
 
+    /// Runs a statement and returns how many rows it affected (its command tag's count).
+    static func affectedRows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
+        let metadata = try await connection.query(query, logger: logger, { _ in }).get()
+        return metadata.rows ?? 0
+    }
+
     /// The channel commits are announced on.
     static let channel = "depot_commits"
 

@@ -56,15 +56,16 @@ final class PostgresWriter: StoreWriter {
         }
     }
 
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try books.checkActive()
         let keyPositions = try table.keyPositions(inWrite: rows.columns)
-        if table.writeChangesNothing(rows, mode: mode) { return }
+        if table.writeChangesNothing(rows, mode: mode) { return 0 }
         try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
         _ = try await ready(table, create: true)
         let plan = store.renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0
+        var written = 0
         while start < rows.count {
             let end = min(start + Self.rowsPerStatement, rows.count)
             let values = rows.values[(start * width)..<(end * width)]
@@ -82,13 +83,15 @@ final class PostgresWriter: StoreWriter {
                 }
             }
             do {
-                try await PostgresOperations.run(PostgresQuery(unsafeSQL: plan.sql, binds: binds), on: connection)
+                written += try await PostgresOperations.affectedRows(
+                    PostgresQuery(unsafeSQL: plan.sql, binds: binds), on: connection)
             } catch {
                 throw PostgresErrors.write(error, table: table, address: store.configuration.address)
             }
             start = end
         }
         books.touched(table.name)
+        return written
     }
 
     /// PostgreSQL text cannot hold U+0000 (SQLite can): such a value fails here, naming the row

@@ -2,6 +2,7 @@ import Depot
 import DepotSQL
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The statements an SQLite connection runs for Depot, with hot loops on the C API.
 enum SQLiteOperations {
@@ -30,13 +31,15 @@ enum SQLiteOperations {
         return Int(count)
     }
 
-    /// Writes a batch with one prepared statement, bound and stepped once per row.
+    /// Writes a batch with one prepared statement, bound and stepped once per row; returns how
+    /// many rows the statement changed (an `UPDATE` of a key not stored changes none).
     static func write(
         _ rows: RowBatch, sql: String, table: TableDescription, keyPositions: [Int], db: Database
-    ) throws {
+    ) throws -> Int {
         let prepared = try db.cachedStatement(sql: sql)
         let runner = SQLiteStatementRunner(prepared, db)
         let width = rows.columns.count
+        var changed = 0
         defer { runner.reset() }
         for row in 0..<rows.count {
             runner.reset()
@@ -48,7 +51,10 @@ enum SQLiteOperations {
                 let key = keyPositions.map { values[values.startIndex + $0] }
                 throw SQLiteErrors.constraint(failure, table: table, key: key)
             }
+            // Rows changed by this statement itself, not by triggers.
+            changed += Int(sqlite3_changes(runner.connection))
         }
+        return changed
     }
 
     /// GRDB arguments for values bound outside the hot loops.

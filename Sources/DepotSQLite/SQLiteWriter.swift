@@ -51,16 +51,17 @@ final class SQLiteWriter: StoreWriter {
         }
     }
 
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try books.checkActive()
         let keyPositions = try table.keyPositions(inWrite: rows.columns)
-        if table.writeChangesNothing(rows, mode: mode) { return }
+        if table.writeChangesNothing(rows, mode: mode) { return 0 }
         let sql = store.renderer.insert(into: table, columns: rows.columns, mode: mode)
-        try await store.onWriter { db in
+        let written = try await store.onWriter { db in
             _ = try self.ready(table, db, create: true)
-            try SQLiteOperations.write(rows, sql: sql, table: table, keyPositions: keyPositions, db: db)
+            return try SQLiteOperations.write(rows, sql: sql, table: table, keyPositions: keyPositions, db: db)
         }
         books.touched(table.name)
+        return written
     }
 
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {

@@ -156,6 +156,39 @@ extension StoreConformance {
             #expect(error?.message == "TestUser row 5 is not stored, and its patch lacks required column(s) name")
             #expect(try await users.fetchAll() == [TestUser(id: 1, name: "One")])
         },
+        ConformanceCase("a patch assigning nothing is a no-op for a stored key and an error for a missing one") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.insert(TestUser(id: 1, name: "One", email: "one@example.com"))
+            try await users.apply([Patch(key: 1)])
+            #expect(try await users.fetchAll() == [TestUser(id: 1, name: "One", email: "one@example.com")])
+            let error = await #expect(throws: DepotError.self) {
+                try await users.apply([Patch(key: 1).set(\.email, "new@example.com"), Patch(key: 2)])
+            }
+            #expect(error?.kind == .missingColumns)
+            #expect(try await users.find(1)?.email == "one@example.com")
+        },
+        ConformanceCase("an update writes only stored keys and says how many it wrote") {
+            (store: any Store) async throws in
+            let users = store.repository(TestUser.self)
+            try await users.insert([TestUser(id: 1, name: "One"), TestUser(id: 2, name: "Two")])
+            let table = TestUser.schema.table
+            let written = try await store.transaction { writer in
+                try await writer.write(
+                    RowBatch(
+                        columns: ["id", "name"], values: [.integer(1), .text("Uno"), .integer(3), .text("Tres")]),
+                    into: table, mode: .update)
+            }
+            #expect(written == 1)
+            #expect(try await users.fetchAll().map(\.name) == ["Uno", "Two"])
+            let upserted = try await store.transaction { writer in
+                try await writer.write(
+                    RowBatch(
+                        columns: ["id", "name"], values: [.integer(2), .text("Dos"), .integer(3), .text("Tres")]),
+                    into: table, mode: .upsert)
+            }
+            #expect(upserted == 2)
+        },
         ConformanceCase("patches of one key in one batch merge in order, the later assignment winning") {
             (store: any Store) async throws in
             let users = store.repository(TestUser.self)

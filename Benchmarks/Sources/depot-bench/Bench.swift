@@ -194,6 +194,22 @@ final class RawDatabase {
         execute("COMMIT")
     }
 
+    /// `name` and `elevation` of every row updated by key (the patch case's baseline), in one
+    /// transaction: `name + "!"`, `elevation + 2`.
+    func patch(_ rows: [BenchAirport]) {
+        execute("BEGIN IMMEDIATE")
+        let statement = prepare("UPDATE \"airports\" SET \"name\" = ?2, \"elevation\" = ?3 WHERE \"icao\" = ?1")
+        for row in rows {
+            Self.bind(statement, 1, row.icao)
+            Self.bind(statement, 2, row.name + "!")
+            sqlite3_bind_double(statement, 3, row.elevation + 2)
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        execute("COMMIT")
+    }
+
     /// The rows through one prepared statement, inside the caller's transaction.
     func writeRows(_ rows: [BenchAirport], upsert: Bool) {
         var sql =
@@ -422,20 +438,7 @@ struct DepotBench {
                     "patch-upsert 2 of 8", n: n, subjectPrepare: seedDepot, openSubject: opened.openSubject,
                     subject: { try await $0.apply(patches) },
                     baselinePrepare: seedRaw, openBaseline: opened.openBaseline,
-                    baseline: { database in
-                        database.execute("BEGIN IMMEDIATE")
-                        let statement = database.prepare(
-                            "UPDATE \"airports\" SET \"name\" = ?2, \"elevation\" = ?3 WHERE \"icao\" = ?1")
-                        for row in rows {
-                            RawDatabase.bind(statement, 1, row.icao)
-                            RawDatabase.bind(statement, 2, row.name + "!")
-                            sqlite3_bind_double(statement, 3, row.elevation + 2)
-                            sqlite3_step(statement)
-                            sqlite3_reset(statement)
-                        }
-                        sqlite3_finalize(statement)
-                        database.execute("COMMIT")
-                    }))
+                    baseline: { $0.patch(rows) }))
             let norwegian = updated.filter { $0.country == "NO" }
             results.appendIfPresent(
                 try await compare(

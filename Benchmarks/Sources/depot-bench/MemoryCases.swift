@@ -31,28 +31,36 @@ enum MemoryCases {
     static func profile(_ arguments: [String]) async throws {
         guard let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 4,
             let n = Int(arguments[index + 3]), let rounds = Int(arguments[index + 4])
-        else { throw BenchError(description: "usage: --profile depot|raw PATH N ROUNDS [fetch|count]") }
+        else { throw BenchError(description: "usage: --profile depot|raw PATH N ROUNDS [fetch|count|patch|upsert]") }
         let path = arguments[index + 2]
         let what = arguments.count > index + 5 ? arguments[index + 5] : "fetch"
         if !FileManager.default.fileExists(atPath: path) {
             RawDatabase(path: path).write(replicate(try loadAirports(), count: n), upsert: false)
         }
         var total = 0
+        let rows = what == "patch" || what == "upsert" ? replicate(try loadAirports(), count: n) : []
         if arguments[index + 1] == "depot" {
             let repository = try SQLiteStore(path: path).repository(BenchAirport.self)
+            let patches = rows.map {
+                Patch<BenchAirport>(key: $0.icao).set(\.name, $0.name + "!").set(\.elevation, $0.elevation + 2)
+            }
             for _ in 0..<rounds {
-                total +=
-                    what == "count"
-                    ? try await repository.count(where: \.country == "US")
-                    : try await repository.fetchAll().count
+                switch what {
+                case "count": total += try await repository.count(where: \.country == "US")
+                case "patch": try await repository.apply(patches)
+                case "upsert": try await repository.upsert(rows)
+                default: total += try await repository.fetchAll().count
+                }
             }
         } else {
             let database = RawDatabase(path: path)
             for _ in 0..<rounds {
-                total +=
-                    what == "count"
-                    ? database.count("SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
-                    : database.fetch(RawDatabase.selectAll + " ORDER BY \"icao\"").count
+                switch what {
+                case "count": total += database.count("SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?", ["US"])
+                case "patch": database.patch(rows)
+                case "upsert": database.write(rows, upsert: true)
+                default: total += database.fetch(RawDatabase.selectAll + " ORDER BY \"icao\"").count
+                }
             }
         }
         print(total)

@@ -122,8 +122,11 @@ struct InMemoryDatabase: Sendable {
         QueryEvaluator(table: table) { try self.rows(of: $0) }
     }
 
-    mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws {
+    /// Writes `batch`; returns how many of its rows were written (see ``StoreWriter/write(_:into:mode:)``).
+    @discardableResult
+    mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws -> Int {
         var table = try table(for: description) ?? Table(description: description)
+        var written = 0
         let shape = table.description
         let keyPositions = try shape.keyPositions(inWrite: batch.columns)
         let positions = try batch.columns.map { try shape.requireColumn($0) }
@@ -142,6 +145,7 @@ struct InMemoryDatabase: Sendable {
                 }
                 try Self.checkNotNull(existing, shape, key: key)
                 table.rows[key] = existing
+                written += 1
             } else if mode != .update {
                 var row = shape.columns.map { table.defaults[$0.name] ?? .null }
                 for (offset, position) in positions.enumerated() {
@@ -149,10 +153,12 @@ struct InMemoryDatabase: Sendable {
                 }
                 try Self.checkNotNull(row, shape, key: key)
                 table.rows[key] = row
+                written += 1
             }
         }
         try checkUniqueIndexes(of: table)
         tables[description.name] = table
+        return written
     }
 
     /// Throws if a unique index of `table` finds two rows with the same non-NULL values.
@@ -239,16 +245,17 @@ final class InMemoryWriter: StoreWriter {
         try withActive { $0.database }.count(query)
     }
 
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws {
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try withActive { state in
             if table.writeChangesNothing(rows, mode: mode) {
                 _ = try table.keyPositions(inWrite: rows.columns)  // still refuse a malformed batch
-                return
+                return 0
             }
             var database = state.database
-            try database.write(rows, into: table, mode: mode)
+            let written = try database.write(rows, into: table, mode: mode)
             state.database = database
             state.touched.insert(table.name)
+            return written
         }
     }
 

@@ -30,6 +30,13 @@ extension Repository {
         var merged: [Patch<Root>] = []
         var singlePositions: [StoredValue: Int] = [:]
         var compositePositions: [[StoredValue]: Int] = [:]
+        let expected = patches.underestimatedCount
+        merged.reserveCapacity(expected)
+        if keyWidth == 1 {
+            singlePositions.reserveCapacity(expected)
+        } else {
+            compositePositions.reserveCapacity(expected)
+        }
         for patch in patches {
             guard patch.key.count == keyWidth else {
                 throw DepotError(
@@ -57,17 +64,28 @@ extension Repository {
                 .invalidQuery, "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem)",
                 table: schema.tableName)
         }
-        // One batch per set of assigned columns, in first-seen order.
+        // One batch per set of assigned columns, in first-seen order. Patches built alike assign
+        // in the same order: the previous patch's group is tried before sorting and hashing.
         var groups: [[Int]: Int] = [:]
         var batches: [(columns: [Int], members: [Int])] = []
+        var previous: (assigned: [Int], group: Int)?
         for (position, patch) in merged.enumerated() {
-            let columns = patch.assignments.map(\.column).filter { !schema.primaryKeyIndices.contains($0) }.sorted()
-            if let group = groups[columns] {
+            let assigned = patch.assignments.map(\.column)
+            if let previous, previous.assigned == assigned {
+                batches[previous.group].members.append(position)
+                continue
+            }
+            let columns = assigned.filter { !schema.primaryKeyIndices.contains($0) }.sorted()
+            let group: Int
+            if let existing = groups[columns] {
+                group = existing
                 batches[group].members.append(position)
             } else {
-                groups[columns] = batches.count
+                group = batches.count
+                groups[columns] = group
                 batches.append((columns, [position]))
             }
+            previous = (assigned, group)
         }
         let required = schema.columns.indices.filter {
             !schema.columns[$0].isNullable && !schema.primaryKeyIndices.contains($0)
@@ -92,9 +110,13 @@ extension Repository {
                 if lacking.isEmpty {
                     try await write(batch, mode: .upsert, writer)
                 } else {
-                    // Every key must be stored already: then an UPDATE of the assigned columns.
-                    try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
-                    try await write(batch, mode: .update, writer)  // a key-only batch is a no-op
+                    // Every key must be stored already: an UPDATE of the assigned columns, and when it
+                    // wrote fewer rows than the batch holds (or nothing, for key-only patches), the
+                    // key that is missing fails the whole call.
+                    let written = try await write(batch, mode: .update, writer)
+                    if written < batch.count {
+                        try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
+                    }
                 }
             }
         }
@@ -102,6 +124,7 @@ extension Repository {
 
     /// Fails, naming the missing columns, when a key of `batch` is not stored yet (the patch
     /// would create a row without its required columns). One count query when all keys exist.
+    /// (An update does not create rows, so this holds after it as before it.)
     private static func requireStored(
         _ batch: RowBatch, lacking: [String], table: TableDescription, writer: any StoreWriter
     ) async throws {

@@ -134,12 +134,13 @@ extension Repository {
         return Root.relations.map(\.descriptor)
     }
 
-    /// Writes `batch`, after checking the foreign keys it carries.
-    func write(_ batch: RowBatch, mode: WriteMode, _ writer: any StoreWriter) async throws {
+    /// Writes `batch`, after checking the foreign keys it carries; returns how many rows it wrote.
+    @discardableResult
+    func write(_ batch: RowBatch, mode: WriteMode, _ writer: any StoreWriter) async throws -> Int {
         let table = try checkedSchema().table
         let keys = try checkedRelations().filter { $0.kind == .toOne }.map(\.foreignKey)
         if !keys.isEmpty { try await Integrity.checkReferences(batch, keys: keys, writer) }
-        try await writer.write(batch, into: table, mode: mode)
+        return try await writer.write(batch, into: table, mode: mode)
     }
 
     /// Removes the rows matching `predicate` (all when `nil`), applying delete rules.

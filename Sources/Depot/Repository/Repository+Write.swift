@@ -9,7 +9,7 @@ extension Repository {
     public func insert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .reject)
         guard batch.count > 0 else { return }
-        try await context.atomically { writer in try await write(batch, mode: .insert, writer) }
+        try await context.atomically { writer in _ = try await write(batch, mode: .insert, writer) }
     }
 
     /// Stores a new entity; fails if its key is already stored.
@@ -28,7 +28,7 @@ extension Repository {
     public func upsert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
         guard batch.count > 0 else { return }
-        try await context.atomically { writer in try await write(batch, mode: .upsert, writer) }
+        try await context.atomically { writer in _ = try await write(batch, mode: .upsert, writer) }
     }
 
     /// Inserts `entity` or replaces the stored one with the same primary key.

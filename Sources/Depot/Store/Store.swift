@@ -26,7 +26,12 @@ public protocol StoreWriter: StoreReader {
     /// row gets the batch's columns and keeps the rest, and a new row gets NULL in columns the
     /// batch lacks (a NOT NULL column lacking is an error naming it). Keys in one batch are
     /// distinct. In ``WriteMode/update`` mode only stored rows change.
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws
+    ///
+    /// - Returns: how many rows of the batch were written: in ``WriteMode/update`` mode, the ones
+    ///   whose key is stored (so a caller can tell that some were not without reading them). A
+    ///   batch of key columns only writes nothing and returns 0.
+    @discardableResult
+    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int
 
     /// Deletes the rows of `table` matching `predicate` (every row when `nil`); returns how many.
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int
