@@ -31,13 +31,29 @@ enum MemoryCases {
     static func profile(_ arguments: [String]) async throws {
         guard let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 4,
             let n = Int(arguments[index + 3]), let rounds = Int(arguments[index + 4])
-        else { throw BenchError(description: "usage: --profile depot|raw PATH N ROUNDS [fetch|count|patch|upsert]") }
+        else {
+            throw BenchError(description: "usage: --profile depot|raw PATH N ROUNDS [fetch|count|patch|upsert|include]")
+        }
         let path = arguments[index + 2]
         let what = arguments.count > index + 5 ? arguments[index + 5] : "fetch"
+        var total = 0
+        if what == "include" {
+            if !FileManager.default.fileExists(atPath: path) {
+                try await RelationCases.seed(path, parents: n / 10, children: n)
+            }
+            if arguments[index + 1] == "depot" {
+                let repository = try SQLiteStore(path: path).repository(BenchParent.self)
+                for _ in 0..<rounds { total += try await repository.fetch(including: [BenchParent.children]).count }
+            } else {
+                let database = RawDatabase(path: path)
+                for _ in 0..<rounds { total += RelationCases.rawInclude(database).count }
+            }
+            print(total)
+            return
+        }
         if !FileManager.default.fileExists(atPath: path) {
             RawDatabase(path: path).write(replicate(try loadAirports(), count: n), upsert: false)
         }
-        var total = 0
         let rows = what == "patch" || what == "upsert" ? replicate(try loadAirports(), count: n) : []
         if arguments[index + 1] == "depot" {
             let repository = try SQLiteStore(path: path).repository(BenchAirport.self)

@@ -40,19 +40,11 @@ enum RelationCases {
     static func run(parents count: Int, childrenPerParent: Int) async throws -> [BenchResult] {
         let name = "include children"
         if !selected(name) { return [] }
-        let parents = (0..<count).map { BenchParent(id: $0, name: "parent \($0)") }
-        let children = (0..<(count * childrenPerParent)).map {
-            BenchChild(id: $0, parent: $0 % count, name: "child \($0)", value: Double($0) / 3)
-        }
-        func seed(_ path: String) async throws {
-            try await SQLiteStore(path: path).write { tx in
-                try await tx.repository(BenchParent.self).insert(parents)
-                try await tx.repository(BenchChild.self).insert(children)
-            }
-        }
+        let childCount = count * childrenPerParent
+        func seed(_ path: String) async throws { try await Self.seed(path, parents: count, children: childCount) }
         var loadedCount = 0
         let result = try await compare(
-            name, n: children.count, rounds: 9,
+            name, n: childCount, rounds: 9,
             subjectPrepare: seed, openSubject: { try SQLiteStore(path: $0).repository(BenchParent.self) },
             subject: { repository in
                 let loaded = try await repository.fetch(including: [BenchParent.children])
@@ -62,12 +54,24 @@ enum RelationCases {
             baselinePrepare: seed, openBaseline: RawDatabase.init(path:),
             baseline: { database in
                 let stitched = rawInclude(database)
-                precondition(stitched.reduce(0) { $0 + $1.1.count } == children.count)
+                precondition(stitched.reduce(0) { $0 + $1.1.count } == childCount)
             })
-        guard loadedCount == children.count else {
-            throw BenchError(description: "\(name): loaded \(loadedCount) children, expected \(children.count)")
+        guard loadedCount == childCount else {
+            throw BenchError(description: "\(name): loaded \(loadedCount) children, expected \(childCount)")
         }
         return result.map { [$0] } ?? []
+    }
+
+    /// `parents` parents and `children` children spread evenly over them, written by Depot.
+    static func seed(_ path: String, parents count: Int, children childCount: Int) async throws {
+        let parents = (0..<count).map { BenchParent(id: $0, name: "parent \($0)") }
+        let children = (0..<childCount).map {
+            BenchChild(id: $0, parent: $0 % count, name: "child \($0)", value: Double($0) / 3)
+        }
+        try await SQLiteStore(path: path).write { tx in
+            try await tx.repository(BenchParent.self).insert(parents)
+            try await tx.repository(BenchChild.self).insert(children)
+        }
     }
 
     /// Parents, then their children by a JSON array of the parents' keys, matched by hashing.

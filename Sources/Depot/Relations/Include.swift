@@ -116,21 +116,19 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         -> (keys: [StoredValue], values: [Loaded<Target>])
     {
         let schema = Target.schema
-        let get = schema.getters[try query.table.requireColumn(column)]
-        let rows = try await reader.scan(query) { cursor in try schema.decodeAll(&cursor) }.map {
-            Loaded(entity: $0, related: [:])
-        }
-        var keys: [StoredValue] = []
-        keys.reserveCapacity(rows.count)
-        for row in rows { keys.append(get(row.entity)) }
+        let column = try query.table.requireColumn(column)
+        let entities = try await reader.scan(query) { cursor in try schema.decodeAll(&cursor) }
+        let keys = schema.values(of: entities, column: column)
+        var rows: [Loaded<Target>] = []
+        rows.reserveCapacity(entities.count)
+        for entity in entities { rows.append(Loaded(entity: entity, related: [:])) }
         return (keys, try await Loaded.attach(nested, to: rows, reader))
     }
 
     private func loadToOne(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
         let key = relation.foreignKey
-        let get = Source.schema.getters[try Source.schema.table.requireColumn(key.column)]
-        let references = parents.map(get)
-        let distinct = Array(Set(references.filter { !$0.isNull }))
+        let references = Source.schema.values(of: parents, column: try Source.schema.table.requireColumn(key.column))
+        let distinct = StoredValue.distinct(references)
         guard !distinct.isEmpty else { return references.map { _ in Loaded<Target>?.none } }
         let found = try await targets(
             targetQuery(key.parentColumn, distinct, perParent: false), keyedBy: key.parentColumn, reader)
@@ -144,29 +142,42 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         let key = relation.foreignKey
         let parentKeys = try Self.keys(of: parents)
         let found = try await targets(
-            targetQuery(key.column, Array(Set(parentKeys)), perParent: true), keyedBy: key.column, reader)
+            targetQuery(key.column, StoredValue.distinct(parentKeys), perParent: true), keyedBy: key.column, reader)
         return Self.group(found.values, keys: found.keys, under: parentKeys)
     }
 
     /// The (one-column) primary key of each of `parents`.
     private static func keys(of parents: [Source]) throws -> [StoredValue] {
         let schema = Source.schema
-        let get = schema.getters[schema.primaryKeyIndices[0]]
-        return parents.map(get)
+        return schema.values(of: parents, column: schema.primaryKeyIndices[0])
     }
 
     /// `values` gathered under each of `parents`, by their `keys`, in their order: O(n + m).
     static func group(_ values: [Loaded<Target>], keys: [StoredValue], under parents: [StoredValue]) -> [any Sendable] {
-        var positions: [StoredValue: [Int]] = [:]
-        positions.reserveCapacity(parents.count)
-        for (position, key) in keys.enumerated() { positions[key, default: []].append(position) }
-        return parents.map { parent -> any Sendable in
-            guard let found = positions[parent] else { return [Loaded<Target>]() }
-            var list: [Loaded<Target>] = []
-            list.reserveCapacity(found.count)
-            for position in found { list.append(values[position]) }
-            return list
+        // Each parent key's first parent, then each value's owner and each list's length:
+        // one hash per parent and per value, one allocation per list.
+        var parentIndex: [StoredValue: Int] = [:]
+        parentIndex.reserveCapacity(parents.count)
+        for (index, parent) in parents.enumerated() where parentIndex[parent] == nil { parentIndex[parent] = index }
+        var owners = [Int](repeating: -1, count: keys.count)
+        var counts = [Int](repeating: 0, count: parents.count)
+        for (position, key) in keys.enumerated() {
+            guard let owner = parentIndex[key] else { continue }
+            owners[position] = owner
+            counts[owner] += 1
         }
+        var lists: [[Loaded<Target>]] = []
+        lists.reserveCapacity(parents.count)
+        for count in counts {
+            var list: [Loaded<Target>] = []
+            list.reserveCapacity(count)
+            lists.append(list)
+        }
+        for (position, owner) in owners.enumerated() where owner >= 0 { lists[owner].append(values[position]) }
+        var grouped: [any Sendable] = []
+        grouped.reserveCapacity(parents.count)
+        for parent in parents { grouped.append(lists[parentIndex[parent] ?? 0]) }
+        return grouped
     }
 
     private func loadManyToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
@@ -177,9 +188,9 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         let toIndex = try join.requireColumn(to.column)
         let parentKeys = try Self.keys(of: parents)
         let pairs = try await reader.fetch(
-            SelectQuery(table: join, predicate: .isIn(column: from.column, Array(Set(parentKeys))))
+            SelectQuery(table: join, predicate: .isIn(column: from.column, StoredValue.distinct(parentKeys)))
         ) { values in (values[fromIndex], values[toIndex]) }
-        let targetKeys = Array(Set(pairs.map(\.1).filter { !$0.isNull }))
+        let targetKeys = StoredValue.distinct(pairs.map(\.1))
         guard !targetKeys.isEmpty else { return parents.map { _ in [Loaded<Target>]() } }
         let found = try await targets(
             targetQuery(to.parentColumn, targetKeys, perParent: false), keyedBy: to.parentColumn, reader)
@@ -194,6 +205,19 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
             let positions = Array(Set(byParent[parent] ?? [])).sorted()
             return positions.prefix(limit ?? positions.count).map { found.values[$0] }
         }
+    }
+}
+
+extension StoredValue {
+    /// The values other than NULL, each once, in first-seen order: keys bound in the order their
+    /// rows came (usually key order), which the engines index faster than a hash set's order.
+    static func distinct(_ values: [StoredValue]) -> [StoredValue] {
+        var seen: Set<StoredValue> = []
+        seen.reserveCapacity(values.count)
+        var distinct: [StoredValue] = []
+        distinct.reserveCapacity(values.count)
+        for value in values where !value.isNull && seen.insert(value).inserted { distinct.append(value) }
+        return distinct
     }
 }
 
@@ -255,7 +279,9 @@ public struct Loaded<Root: Entity>: Sendable {
     {
         guard !includes.isEmpty, !loaded.isEmpty else { return loaded }
         var loaded = loaded
-        let entities = loaded.map(\.entity)
+        var entities: [Root] = []
+        entities.reserveCapacity(loaded.count)
+        for row in loaded { entities.append(row.entity) }
         var seen: Set<String> = []
         for include in includes {
             let values = try await include.load(for: entities, from: reader)

@@ -255,6 +255,21 @@ extension Schema {
         return values
     }
 
+    /// The stored values of column `column` of each of `entities`, in order: read in place by
+    /// byte offset when the schema allows (no key path or generic call per entity).
+    func values(of entities: [Root], column: Int) -> [StoredValue] {
+        guard decodesInPlace else { return entities.map(getters[column]) }
+        let load = loaders[column]
+        let stride = MemoryLayout<Root>.stride
+        return entities.withUnsafeBufferPointer { buffer in
+            var values: [StoredValue] = []
+            values.reserveCapacity(buffer.count)
+            guard let base = buffer.baseAddress.map(UnsafeRawPointer.init) else { return values }
+            for index in 0..<buffer.count { values.append(load(base.advanced(by: index * stride))) }
+            return values
+        }
+    }
+
     /// The primary key of `entity`.
     public func key(of entity: Root) -> [StoredValue] {
         primaryKeyIndices.map { getters[$0](entity) }
