@@ -62,13 +62,15 @@ struct RetryPolicyTests {
     @Test("No retry starts after the deadline: the last answer stands instead of a timeout")
     func retryWouldPassDeadline() async throws {
         let stub = StubTransport()
-        stub.stub(.get, "/busy", .status(503, headers: ["Retry-After": "30"]))
+        // Retry-After far beyond a deadline generous enough that a busy test machine (the loopback
+        // suites run alongside) cannot make the immediate stub answer itself miss it.
+        stub.stub(.get, "/busy", .status(503, headers: ["Retry-After": "600"]))
         let waits = Mutex<[Duration]>([])
-        var retry = RetryPolicy()
+        var retry = RetryPolicy(maximumDelay: .seconds(600))
         retry.sleep = { duration in waits.withLock { $0.append(duration) } }
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(timeout: .seconds(5), retryPolicy: retry))
+            configuration: .init(timeout: .seconds(60), retryPolicy: retry))
         let error = await httpError { try await client.send(Call(.get, "/busy")) }
         #expect(error?.kind == .serverError)
         #expect(error?.status == 503)
