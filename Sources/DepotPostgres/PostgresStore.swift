@@ -263,8 +263,7 @@ public final class PostgresStore: Store {
                     try await self.prepareTable($0, on: connection, create: false) != .missing
                 })
             else {
-                var empty: any StoreCursor = StoredRowsCursor(rows: [])
-                return try read(&empty)
+                return try StoredRowsCursor.empty(read)
             }
             return try await PostgresOperations.scan(
                 self.renderer.select(query), table: query.table, on: connection, read)

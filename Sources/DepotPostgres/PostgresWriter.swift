@@ -39,8 +39,7 @@ final class PostgresWriter: StoreWriter {
         try books.checkActive()
         try query.validate()
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
-            var empty: any StoreCursor = StoredRowsCursor(rows: [])
-            return try read(&empty)
+            return try StoredRowsCursor.empty(read)
         }
         return try await mapped {
             try await PostgresOperations.scan(store.renderer.select(query), table: query.table, on: connection, read)

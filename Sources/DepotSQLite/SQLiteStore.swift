@@ -89,18 +89,14 @@ public final class SQLiteStore: Store {
     ) async throws -> Result {
         try query.validate()
         return try await self.read { db in
-            let statement = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }).map {
-                self.renderer.select($0)
+            guard let query = try query.resolved(exists: { try self.tableIsReady($0, in: db, create: false) }) else {
+                return try StoredRowsCursor.empty(read)
             }
-            if let statement {
-                do {
-                    return try SQLiteOperations.scan(statement, table: query.table, db: db, read)
-                } catch let error as DatabaseError where error.message == "no such table: \(query.table.name)" {
-                    // A read that began just before the transaction creating the table committed.
-                }
+            let statement = self.renderer.select(query)
+            let rows = try Self.emptyIfMissing(query.table, nil) {
+                try SQLiteOperations.scan(statement, table: query.table, db: db, read)
             }
-            var empty: any StoreCursor = StoredRowsCursor(rows: [])
-            return try read(&empty)
+            return try rows ?? StoredRowsCursor.empty(read)
         }
     }
 

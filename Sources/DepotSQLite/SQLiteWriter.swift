@@ -35,8 +35,7 @@ final class SQLiteWriter: StoreWriter {
         try query.validate()
         return try await store.onWriter { db in
             guard let query = try query.resolved(exists: { try self.ready($0, db, create: false) }) else {
-                var empty: any StoreCursor = StoredRowsCursor(rows: [])
-                return try read(&empty)
+                return try StoredRowsCursor.empty(read)
             }
             return try SQLiteOperations.scan(self.store.renderer.select(query), table: query.table, db: db, read)
         }

@@ -8,13 +8,7 @@ extension Schema {
     /// lookups), and the peak memory matches an array's own growth.
     func decodeAll(_ cursor: inout any StoreCursor) throws -> [Root] {
         guard customDecode == nil, decodesInPlace else {
-            var results: [Root] = []
-            var row = [StoredValue](repeating: .null, count: columns.count)
-            while try cursor.next() {
-                for column in row.indices { row[column] = cursor.value(at: column) }
-                results.append(try decode(row))
-            }
-            return results
+            return try decodeRows(&cursor, width: columns.count) { try decode($0) }
         }
         let stride = MemoryLayout<Root>.stride
         var chunks = RowChunks(stride: stride, alignment: MemoryLayout<Root>.alignment)

@@ -71,6 +71,25 @@ public struct StoredRowsCursor: StoreCursor {
     }
 
     public func value(at column: Int) -> StoredValue { rows[index][column] }
+
+    /// Runs `read` over no rows: what a store answers for a query over a table that does not exist.
+    public static func empty<Result>(_ read: (inout any StoreCursor) throws -> Result) rethrows -> Result {
+        var cursor: any StoreCursor = StoredRowsCursor(rows: [])
+        return try read(&cursor)
+    }
+}
+
+/// Every remaining row of `cursor` as `width` stored values, each turned into a value by `decode`.
+func decodeRows<Value>(
+    _ cursor: inout any StoreCursor, width: Int, _ decode: ([StoredValue]) throws -> Value
+) throws -> [Value] {
+    var results: [Value] = []
+    var row = [StoredValue](repeating: .null, count: width)
+    while try cursor.next() {
+        for column in 0..<width { row[column] = cursor.value(at: column) }
+        results.append(try decode(row))
+    }
+    return results
 }
 
 extension StoreReader {
@@ -83,14 +102,6 @@ extension StoreReader {
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
         let width = query.table.columns.count
-        return try await scan(query) { cursor in
-            var results: [Value] = []
-            var row = [StoredValue](repeating: .null, count: width)
-            while try cursor.next() {
-                for column in 0..<width { row[column] = cursor.value(at: column) }
-                results.append(try decode(row))
-            }
-            return results
-        }
+        return try await scan(query) { cursor in try decodeRows(&cursor, width: width, decode) }
     }
 }
