@@ -155,6 +155,8 @@ struct DepotHTTPBench {
         let aa = arguments.contains("--aa")
         let n = arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) } ?? 2000
         let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
+        // --only TEXT: the cases whose "transport case" name contains TEXT (e.g. "client sequential").
+        let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 
         var transports: [(String, any Transport)] = []
         #if canImport(AsyncHTTPClient)
@@ -175,6 +177,26 @@ struct DepotHTTPBench {
             print("subject: APIClient.send(Ping()); baseline: the same transport's send(request) directly\n")
         }
 
+        // --profile client|direct N: only that side, N sequential requests on AsyncHTTPClient (for perf).
+        if let index = arguments.firstIndex(of: "--profile"), let transport = transports.first?.1 {
+            let client = APIClient(baseURL: baseURL, transport: transport)
+            let request = try client.makeRequest(for: Ping())
+            let count = Int(arguments[index + 2]) ?? 10_000
+            let viaClient = arguments[index + 1] == "client"
+            let run = try await measure(n: count, concurrency: 1) {
+                if viaClient {
+                    _ = try await client.send(Ping())
+                } else {
+                    _ = try await transport.send(request, maximumBodySize: 1 << 26)
+                }
+            }
+            print(
+                String(
+                    format: "%@: %.0f req/s, p50 %.3f ms", arguments[index + 1],
+                    Double(count) / run.milliseconds * 1000, run.p50))
+            return
+        }
+
         var results: [BenchResult] = []
         for (backend, transport) in transports {
             let client = APIClient(baseURL: baseURL, transport: transport)
@@ -182,6 +204,7 @@ struct DepotHTTPBench {
             let maximumBodySize = client.configuration.maximumResponseSize
             for concurrency in [1, 16] {
                 let name = concurrency == 1 ? "GET sequential" : "GET \(concurrency) concurrent"
+                if let only, !"\(backend) \(name)".contains(only) { continue }
                 let result = try await compare(
                     name, backend: backend, n: n, concurrency: concurrency, rounds: rounds,
                     subject: {

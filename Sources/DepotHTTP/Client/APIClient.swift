@@ -76,21 +76,19 @@ public final class APIClient: Sendable {
         let timeout = endpoint.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout
         let request = try makeRequest(for: endpoint, named: name)
+        let interruption = TransportInterruption()
         let context = MiddlewareContext(
             method: endpoint.method, path: endpoint.path, isIdempotent: endpoint.isIdempotent, timeout: timeout,
-            deadline: deadline)
-        // The deadline covers the whole chain: middleware (a token refresh) as well as the exchange.
+            deadline: deadline, interruption: interruption)
+        // The chain runs in the caller's task. At the deadline the interruption ends the exchange in
+        // flight and whatever middleware awaits through `context.withinDeadline` (a token refresh).
+        let token = Deadline.Watchdog.shared.schedule(at: deadline) { interruption.interrupt() }
         let response: TransportResponse
         do {
-            response = try await Deadline.race(until: deadline) {
-                try await self.run(request, context: context, from: 0)
-            }
-        } catch is Deadline.Exceeded {
-            throw HTTPError(
-                .timedOut, endpoint: name, detail: "no complete response within \(Self.milliseconds(timeout)) ms")
+            defer { Deadline.Watchdog.shared.remove(token) }
+            response = try await run(request, context: context, from: 0)
         } catch {
-            if Task.isCancelled { throw Self.cancellation(of: name) }
-            throw HTTPError.mapping(error, endpoint: name)
+            throw failure(error, context: context)
         }
         guard endpoint.acceptedStatuses.contains(response.status) else {
             throw configuration.statusPolicy.error(for: response, endpoint: name)
@@ -128,9 +126,21 @@ public final class APIClient: Sendable {
         do {
             return try await attempts(request, context: context)
         } catch {
-            if Task.isCancelled { throw Self.cancellation(of: context.endpoint) }
-            throw HTTPError.mapping(error, endpoint: context.endpoint)
+            throw failure(error, context: context)
         }
+    }
+
+    /// What a failed call throws: past its deadline a timeout, whatever the transport made of the
+    /// interruption; then the caller's cancellation; otherwise the error in the shared set of kinds.
+    private func failure(_ error: any Error, context: MiddlewareContext) -> HTTPError {
+        if context.interruption.isInterrupted {
+            if let error = error as? HTTPError, error.kind == .timedOut { return error }
+            return HTTPError(
+                .timedOut, endpoint: context.endpoint,
+                detail: "no complete response within \(Self.milliseconds(context.timeout)) ms")
+        }
+        if Task.isCancelled { return Self.cancellation(of: context.endpoint) }
+        return HTTPError.mapping(error, endpoint: context.endpoint)
     }
 
     private func attempts(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
@@ -141,7 +151,7 @@ public final class APIClient: Sendable {
             do {
                 outcome = .success(try await send(request, context: context))
             } catch {
-                if Task.isCancelled { throw error }
+                if Task.isCancelled || context.interruption.isInterrupted { throw error }
                 outcome = .failure(HTTPError.mapping(error, endpoint: context.endpoint))
             }
             guard context.isIdempotent, attempt < policy.maximumAttempts, isRetryable(outcome, policy) else {
@@ -159,7 +169,8 @@ public final class APIClient: Sendable {
 
     /// One attempt: the transport's response, decompressed.
     private func send(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
-        let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        let response = try await transport.send(
+            request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
         do {
             return try ContentDecoding.decode(response, maximumSize: configuration.maximumResponseSize)
         } catch .tooLarge {

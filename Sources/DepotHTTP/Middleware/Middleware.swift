@@ -3,8 +3,13 @@
 ///
 /// Each middleware calls `next` to continue (the next middleware, then the transport); the
 /// first one in ``APIClient/Configuration/middleware`` is the outermost. Below the chain the
-/// client applies the deadline, retries and decompression, so a middleware sees one logical
-/// exchange: a decompressed response with any status, or an ``HTTPError``.
+/// client applies retries and decompression, so a middleware sees one logical exchange: a
+/// decompressed response with any status, or an ``HTTPError``.
+///
+/// The chain runs in the calling task, so cancelling the caller reaches a middleware as usual.
+/// The call's deadline ends the exchange in `next`; a middleware that awaits other work which
+/// may outlast the deadline without responding to cancellation (a token service, a shared
+/// refresh) runs it through ``MiddlewareContext/withinDeadline(_:)``.
 ///
 /// ```swift
 /// struct RequestID: Middleware {
@@ -42,15 +47,46 @@ public struct MiddlewareContext: Sendable {
     /// `METHOD /path`, how errors and logs name the endpoint.
     public let endpoint: String
 
-    /// A context from its parts.
+    /// Fired by the client when ``deadline`` passes.
+    let interruption: TransportInterruption
+
+    /// A context from its parts (for testing a middleware outside a client: its deadline
+    /// never fires).
     public init(
         method: HTTPMethod, path: String, isIdempotent: Bool, timeout: Duration, deadline: ContinuousClock.Instant
+    ) {
+        self.init(
+            method: method, path: path, isIdempotent: isIdempotent, timeout: timeout, deadline: deadline,
+            interruption: TransportInterruption())
+    }
+
+    init(
+        method: HTTPMethod, path: String, isIdempotent: Bool, timeout: Duration, deadline: ContinuousClock.Instant,
+        interruption: TransportInterruption
     ) {
         self.method = method
         self.path = path
         self.isIdempotent = isIdempotent
         self.timeout = timeout
         self.deadline = deadline
+        self.interruption = interruption
         endpoint = "\(method.rawValue) \(path)"
+    }
+
+    /// Runs `operation` in a task of its own and stops waiting for it, cancelling it, as soon
+    /// as the call's deadline passes or the calling task is cancelled: the call then fails with
+    /// ``HTTPError/Kind/timedOut`` (or ``HTTPError/Kind/cancelled``) at once, even if
+    /// `operation` ignores cancellation.
+    ///
+    /// ```swift
+    /// let token = try await context.withinDeadline { try await tokenService.fetch() }
+    /// ```
+    ///
+    /// - Throws: `operation`'s error, or `CancellationError` when the deadline or the caller's
+    ///   cancellation came first.
+    public func withinDeadline<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value)
+        async throws -> Value
+    {
+        try await interruption.race(operation)
     }
 }

@@ -54,12 +54,13 @@ public final class TokenAuthentication: Middleware {
     public func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
     {
-        let token = try await obtain(context) { try await self.store.current(self.provider) }
+        // A fetch may outlast the deadline: it runs through `withinDeadline`, a cached token does not.
+        let token = try await obtain(context) { try await self.store.current(self.provider, context) }
         var authorized = request
         authorized.headers[headerName] = credentials(token)
         let response = try await next(authorized)
         guard response.status == 401 else { return response }
-        let fresh = try await obtain(context) { try await self.store.refreshed(after: token, self.provider) }
+        let fresh = try await obtain(context) { try await self.store.refreshed(after: token, self.provider, context) }
         authorized.headers[headerName] = credentials(fresh)
         return try await next(authorized)
     }
@@ -86,26 +87,47 @@ private actor TokenStore {
     private var token: String?
     private var pending: Task<String, any Error>?
 
-    func current(_ provider: TokenProvider) async throws -> String {
+    func current(_ provider: TokenProvider, _ context: MiddlewareContext) async throws -> String {
         if let token { return token }
-        return try await shared { try await provider.token() }
+        return try await shared(context) { try await provider.token() }
     }
 
-    func refreshed(after rejected: String, _ provider: TokenProvider) async throws -> String {
+    func refreshed(after rejected: String, _ provider: TokenProvider, _ context: MiddlewareContext) async throws
+        -> String
+    {
         // Another request already replaced the rejected token: use the new one.
         if let token, token != rejected { return token }
-        return try await shared { try await provider.refresh(rejected) }
+        return try await shared(context) { try await provider.refresh(rejected) }
     }
 
-    /// Runs `fetch` unless a fetch is in progress, in which case its result is shared.
-    private func shared(_ fetch: @escaping @Sendable () async throws -> String) async throws -> String {
-        if let pending { return try await pending.value }
-        token = nil
-        let task = Task { try await fetch() }
-        pending = task
-        defer { pending = nil }
-        let value = try await task.value
+    /// Runs `fetch` unless a fetch is in progress, in which case its result is shared. Each
+    /// caller waits within its own deadline; a caller giving up leaves the fetch to the others,
+    /// and the fetch stores its own outcome.
+    private func shared(_ context: MiddlewareContext, _ fetch: @escaping @Sendable () async throws -> String)
+        async throws -> String
+    {
+        let task: Task<String, any Error>
+        if let pending {
+            task = pending
+        } else {
+            token = nil
+            task = Task {
+                do {
+                    let value = try await fetch()
+                    self.settle(value)
+                    return value
+                } catch {
+                    self.settle(nil)
+                    throw error
+                }
+            }
+            pending = task
+        }
+        return try await context.withinDeadline { try await task.value }
+    }
+
+    private func settle(_ value: String?) {
+        pending = nil
         token = value
-        return value
     }
 }

@@ -3,6 +3,7 @@
     import Foundation
     import NIOCore
     import NIOHTTP1
+    import Synchronization
 
     /// A ``Transport`` on AsyncHTTPClient (SwiftNIO): the default on Linux.
     ///
@@ -68,28 +69,97 @@
         }
 
         public func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
-            var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-            outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+            try await exchange(request, maximumBodySize: maximumBodySize, interruption: nil)
+        }
+
+        /// Sends `request`, stopping it (`CancellationError`) when `interruption` fires: the call
+        /// stays in the caller's task, so the response resumes it directly from the event loop.
+        public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
+            async throws -> TransportResponse
+        {
+            try await exchange(request, maximumBodySize: maximumBodySize, interruption: interruption)
+        }
+
+        /// One exchange on AsyncHTTPClient's task API, whose `HTTPClient.Task` can be stopped from
+        /// any thread (the async API stops only when its task is cancelled).
+        private func exchange(
+            _ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption?
+        ) async throws -> TransportResponse {
             var headers = NIOHTTP1.HTTPHeaders()
             headers.reserveCapacity(request.headers.count)
             for field in request.headers { headers.add(name: field.name, value: field.value) }
-            outgoing.headers = headers
-            if let body = request.body {
-                outgoing.body = .bytes(ByteBuffer(bytes: body))
+            let outgoing = try HTTPClient.Request(
+                url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+                body: request.body.map { .bytes($0) })
+            let task = client.execute(
+                request: outgoing,
+                delegate: ResponseCollector(maximumBodySize: maximumBodySize, isHead: request.method == .head),
+                eventLoop: .indifferent,
+                deadline: nil)
+            return try await TransportInterruption.stopping(
+                interruption, with: { task.fail(reason: CancellationError()) }
+            ) {
+                try await task.get()
             }
-            // The APIClient enforces the real deadline; this one only keeps abandoned requests from
-            // living forever if a caller's task is never cancelled.
-            let response = try await client.execute(outgoing, timeout: .hours(24))
-            let bytes: ByteBuffer
-            do {
-                bytes = try await response.body.collect(upTo: maximumBodySize)
-            } catch is NIOTooManyBytesError {
-                throw HTTPError.responseTooLarge(limit: maximumBodySize, status: Int(response.status.code))
+        }
+    }
+
+    /// Collects a whole response into a ``TransportResponse``, refusing a body larger than the
+    /// limit (announced or received) with ``HTTPError/Kind/responseTooLarge``. AsyncHTTPClient
+    /// calls it on the request's event loop, one call at a time.
+    private final class ResponseCollector: HTTPClientResponseDelegate, Sendable {
+        typealias Response = TransportResponse
+
+        private struct State {
+            var head: HTTPResponseHead?
+            var body = ByteBuffer()
+        }
+
+        private let state = Mutex(State())
+        private let maximumBodySize: Int
+        /// A `HEAD` response announces a length it does not send.
+        private let isHead: Bool
+
+        init(maximumBodySize: Int, isHead: Bool) {
+            self.maximumBodySize = maximumBodySize
+            self.isHead = isHead
+        }
+
+        func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            state.withLock { $0.head = head }
+            if !isHead, let length = head.headers.first(name: "Content-Length").flatMap(Int.init),
+                length > maximumBodySize
+            {
+                return task.eventLoop.makeFailedFuture(tooLarge(head))
             }
-            var fields = HeaderFields()
-            for (name, value) in response.headers { fields.add(name, value) }
-            return TransportResponse(
-                status: Int(response.status.code), headers: fields, body: Data(bytes.readableBytesView))
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ part: ByteBuffer) -> EventLoopFuture<Void> {
+            let head = state.withLock { state -> HTTPResponseHead? in
+                guard state.body.readableBytes + part.readableBytes <= maximumBodySize else { return state.head }
+                var part = part
+                state.body.writeBuffer(&part)
+                return nil
+            }
+            if let head { return task.eventLoop.makeFailedFuture(tooLarge(head)) }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Response>) throws -> TransportResponse {
+            try state.withLock { state in
+                guard let head = state.head else {
+                    throw HTTPError(.invalidResponse, endpoint: "", detail: "the response ended before its head")
+                }
+                var fields = HeaderFields()
+                for (name, value) in head.headers { fields.add(name, value) }
+                return TransportResponse(
+                    status: Int(head.status.code), headers: fields, body: Data(state.body.readableBytesView))
+            }
+        }
+
+        private func tooLarge(_ head: HTTPResponseHead) -> HTTPError {
+            HTTPError.responseTooLarge(limit: maximumBodySize, status: Int(head.status.code))
         }
     }
 #endif

@@ -6,7 +6,8 @@
 /// - return any status as a response (never throw for 4xx or 5xx);
 /// - return the body with its content coding intact, or remove `Content-Encoding` if its
 ///   library decoded it;
-/// - stop promptly, throwing, when its task is cancelled;
+/// - stop promptly, throwing, when its task is cancelled, or when the client's
+///   ``TransportInterruption`` fires (the call's deadline);
 /// - refuse bodies larger than `maximumBodySize` by throwing ``HTTPError`` with kind
 ///   ``HTTPError/Kind/responseTooLarge`` (or any error; the client maps it).
 ///
@@ -17,7 +18,27 @@
 ///     }
 /// }
 /// ```
+///
+/// The ``APIClient`` calls ``send(_:maximumBodySize:interruption:)``. Its default implementation
+/// runs ``send(_:maximumBodySize:)`` in a task of its own and cancels that task when the
+/// interruption fires, which costs a task and a thread hop per call; a transport whose library
+/// can stop a request by a handle implements it directly (both built-in network transports do).
 public protocol Transport: Sendable {
     /// Sends `request` and returns the response once its body has been received in full.
     func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse
+
+    /// Sends `request` like ``send(_:maximumBodySize:)`` and ends the exchange promptly, throwing
+    /// (`CancellationError` by convention), when `interruption` fires.
+    func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption) async throws
+        -> TransportResponse
+}
+
+extension Transport {
+    /// Runs ``send(_:maximumBodySize:)`` in a task of its own and answers `CancellationError` as
+    /// soon as `interruption` fires (or the calling task is cancelled), cancelling that task.
+    public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
+        async throws -> TransportResponse
+    {
+        try await interruption.race { try await self.send(request, maximumBodySize: maximumBodySize) }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -46,6 +47,20 @@ public final class URLSessionTransport: Transport {
     private static let transportTimeout: TimeInterval = 24 * 60 * 60
 
     public func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
+        try await exchange(request, maximumBodySize: maximumBodySize, interruption: nil)
+    }
+
+    /// Sends `request`, cancelling its `URLSessionTask` (`CancellationError`) when
+    /// `interruption` fires: the call stays in the caller's task.
+    public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
+        async throws -> TransportResponse
+    {
+        try await exchange(request, maximumBodySize: maximumBodySize, interruption: interruption)
+    }
+
+    private func exchange(
+        _ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption?
+    ) async throws -> TransportResponse {
         var outgoing = URLRequest(url: request.url)
         outgoing.httpMethod = request.method.rawValue
         outgoing.timeoutInterval = Self.transportTimeout
@@ -54,7 +69,23 @@ public final class URLSessionTransport: Transport {
             outgoing.addValue(field.value, forHTTPHeaderField: field.name)
         }
         outgoing.httpBody = request.body
-        let (data, response) = try await session.data(for: outgoing)
+        let completion = Completion()
+        let task = session.dataTask(with: outgoing) { data, response, error in
+            completion.resume(data: data, response: response, error: error)
+        }
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await TransportInterruption.stopping(interruption, with: { task.cancel() }) {
+                // The task starts once the continuation is stored, so its completion cannot come first.
+                try await withCheckedThrowingContinuation { continuation in
+                    completion.store(continuation)
+                    task.resume()
+                }
+            }
+        } catch {
+            if interruption?.isInterrupted == true { throw CancellationError() }
+            throw error
+        }
         guard let response = response as? HTTPURLResponse else {
             throw HTTPError(.invalidResponse, endpoint: "", detail: "URLSession returned a response without a status")
         }
@@ -75,4 +106,25 @@ public final class URLSessionTransport: Transport {
     }
 
     private static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]
+}
+
+/// Hands a data task's completion to the caller waiting for it.
+private final class Completion: Sendable {
+    private let continuation = Mutex<CheckedContinuation<(Data, URLResponse), any Error>?>(nil)
+
+    func store(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func resume(data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let continuation = continuation.withLock({ $0.take() }) else { return }
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let response {
+            continuation.resume(returning: (data ?? Data(), response))
+        } else {
+            continuation.resume(
+                throwing: HTTPError(.invalidResponse, endpoint: "", detail: "URLSession completed without a response"))
+        }
+    }
 }

@@ -40,27 +40,71 @@ struct DeadlineTests {
         #expect(calls.value == ["kept"])
     }
 
-    @Test("an operation that beats its deadline returns its value; one that does not is cancelled")
+}
+
+@Suite("Transport interruption")
+struct TransportInterruptionTests {
+    @Test("a race returns the operation's value or error; an interruption answers at once and cancels it")
     func raceOutcomes() async throws {
-        let value = try await Deadline.race(until: .now + .seconds(120)) { 42 }
+        let value = try await TransportInterruption().race { 42 }
         #expect(value == 42)
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) { try await TransportInterruption().race { throw Boom() } }
+
+        let interruption = TransportInterruption()
         let cancelled = Atomic<Bool>(false)
-        await #expect(throws: Deadline.Exceeded.self) {
-            try await Deadline.race(until: .now + .milliseconds(100)) {
-                do {
-                    try await Task.sleep(for: .seconds(10))
-                } catch {
-                    cancelled.store(true, ordering: .sequentiallyConsistent)
-                    throw error
+        let started = ContinuousClock.now
+        _ = Deadline.Watchdog.shared.schedule(at: started + .milliseconds(100)) { interruption.interrupt() }
+        await #expect(throws: CancellationError.self) {
+            try await interruption.race {
+                // Ignores cancellation for 2 s: the caller must not wait for it.
+                let end = ContinuousClock.now + .seconds(2)
+                while ContinuousClock.now < end {
+                    if Task.isCancelled { cancelled.store(true, ordering: .sequentiallyConsistent) }
+                    try? await Task.sleep(for: .milliseconds(10))
                 }
+                return 1
             }
         }
-        // The caller is answered at the deadline; the abandoned operation sees its cancellation
-        // right after.
+        #expect(ContinuousClock.now - started < .seconds(2), "the race waited for the operation")
         #expect(try await eventually { cancelled.load(ordering: .sequentiallyConsistent) })
-        // An error of the operation's own is not a timeout.
-        struct Boom: Error {}
-        await #expect(throws: Boom.self) { try await Deadline.race(until: .now + .seconds(120)) { throw Boom() } }
+        // Once fired, a race ends before its operation can answer.
+        await #expect(throws: CancellationError.self) { try await interruption.race { 1 } }
+    }
+
+    @Test("a handler runs when the interruption fires during its operation, at once if it had fired, never after")
+    func handlerScope() async throws {
+        let interruption = TransportInterruption()
+        let calls = Box<[String]>([])
+        _ = try await interruption.whileRunning(onInterrupt: { calls.update { $0.append("finished first") } }) { 1 }
+        try await interruption.whileRunning(onInterrupt: { calls.update { $0.append("during") } }) {
+            interruption.interrupt()
+            interruption.interrupt()  // idempotent
+        }
+        #expect(interruption.isInterrupted)
+        try await interruption.whileRunning(onInterrupt: { calls.update { $0.append("already") } }) {
+            #expect(calls.value.last == "already", "the handler runs before the operation")
+        }
+        #expect(calls.value == ["during", "already"])
+    }
+
+    @Test("a transport without its own interruption support is raced in a task and stops when interrupted")
+    func defaultTransportInterruption() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "/slow", .status(200, after: .seconds(30)))
+        stub.stub(.get, "/fast", .status(204))
+        let request = TransportRequest(method: .get, url: try #require(URL(string: "https://api.test/slow")))
+        let interruption = TransportInterruption()
+        let started = ContinuousClock.now
+        _ = Deadline.Watchdog.shared.schedule(at: started + .milliseconds(100)) { interruption.interrupt() }
+        await #expect(throws: CancellationError.self) {
+            try await stub.send(request, maximumBodySize: 1 << 20, interruption: interruption)
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        var fast = request
+        fast.url = try #require(URL(string: "https://api.test/fast"))
+        let response = try await stub.send(fast, maximumBodySize: 1 << 20, interruption: TransportInterruption())
+        #expect(response.status == 204)
     }
 }
 

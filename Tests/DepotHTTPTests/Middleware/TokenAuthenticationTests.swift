@@ -31,9 +31,7 @@ struct TokenAuthenticationTests {
         let tokens = TokenProvider(token: { "old" }, refresh: { _ in throw Expired() })
         let stub = StubTransport()
         stub.stub(.get, "/me", .status(401))
-        let client = APIClient(
-            baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(middleware: [TokenAuthentication(tokens)]))
+        let client = authenticatedClient(tokens, stub)
         let error = await httpError { try await client.send(Call(.get, "/me")) }
         #expect(error?.kind == .unauthorized)
         #expect(error?.underlying is Expired)
@@ -51,12 +49,62 @@ struct TokenAuthenticationTests {
         let stub = StubTransport()
         stub.stub(.get, "/a", .status(401), .status(200))
         stub.stub(.get, "/b", .status(401, after: .milliseconds(50)), .status(200))
-        let client = APIClient(
-            baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(middleware: [TokenAuthentication(tokens)]))
+        let client = authenticatedClient(tokens, stub)
         async let a: Void = client.send(Call(.get, "/a"))
         async let b: Void = client.send(Call(.get, "/b"))
         _ = try await (a, b)
         #expect(refreshes.withLock { $0 } == 1)
+    }
+
+    @Test("A call whose deadline passes during a shared token fetch gives up alone; the fetch finishes for the rest")
+    func deadlineDuringSharedFetch() async throws {
+        let fetches = Mutex(0)
+        let tokens = TokenProvider(
+            token: {
+                fetches.withLock { $0 += 1 }
+                try? await Task.sleep(for: .milliseconds(600))  // ignores cancellation
+                return "t1"
+            }, refresh: { _ in "t2" })
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = authenticatedClient(tokens, stub)
+        let start = ContinuousClock.now
+        async let patient: Void = client.send(Call(.get, "/me", timeout: .seconds(120)))
+        let hurried = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
+        #expect(hurried?.kind == .timedOut)
+        #expect(ContinuousClock.now - start < .milliseconds(550), "the hurried call waited for the fetch")
+        try await patient
+        try await client.send(Call(.get, "/me"))
+        #expect(fetches.withLock { $0 } == 1)
+        #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer t1", "Bearer t1"])
+    }
+
+    @Test("A failed token fetch is not kept: the next call fetches again")
+    func failedFetchIsForgotten() async throws {
+        struct Offline: Error {}
+        let attempts = Mutex(0)
+        let tokens = TokenProvider(
+            token: {
+                let attempt = attempts.withLock {
+                    $0 += 1; return $0
+                }
+                if attempt == 1 { throw Offline() }
+                return "t1"
+            }, refresh: { _ in "t2" })
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = authenticatedClient(tokens, stub)
+        let error = await httpError { try await client.send(Call(.get, "/me")) }
+        #expect(error?.kind == .unauthorized)
+        #expect(error?.underlying is Offline)
+        try await client.send(Call(.get, "/me"))
+        #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer t1"])
+    }
+
+    /// A client on `stub` with `tokens` in `Authorization: Bearer …`.
+    private func authenticatedClient(_ tokens: TokenProvider, _ stub: StubTransport) -> APIClient {
+        APIClient(
+            baseURL: StubTransportTests.base, transport: stub,
+            configuration: .init(middleware: [TokenAuthentication(tokens)]))
     }
 }
