@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where ``TokenAuthentication`` gets its tokens: the current one, and a new one when the
 /// server rejected it.
 ///
@@ -82,36 +84,45 @@ public final class TokenAuthentication: Middleware {
     }
 }
 
-/// The current token and the refresh in progress, so that concurrent callers share one.
-private actor TokenStore {
-    private var token: String?
-    private var pending: Task<String, any Error>?
+/// The current token and the fetch in progress, so that concurrent callers share one. A cached
+/// token is read under a lock, without a hop to another executor.
+private final class TokenStore: Sendable {
+    private struct State {
+        var token: String?
+        var pending: Task<String, any Error>?
+    }
+
+    private enum Next {
+        case token(String)
+        case wait(Task<String, any Error>)
+    }
+
+    private let state = Mutex(State())
 
     func current(_ provider: TokenProvider, _ context: MiddlewareContext) async throws -> String {
-        if let token { return token }
-        return try await shared(context) { try await provider.token() }
+        try await obtain(context, replacing: nil) { try await provider.token() }
     }
 
     func refreshed(after rejected: String, _ provider: TokenProvider, _ context: MiddlewareContext) async throws
         -> String
     {
-        // Another request already replaced the rejected token: use the new one.
-        if let token, token != rejected { return token }
-        return try await shared(context) { try await provider.refresh(rejected) }
+        try await obtain(context, replacing: rejected) { try await provider.refresh(rejected) }
     }
 
-    /// Runs `fetch` unless a fetch is in progress, in which case its result is shared. Each
-    /// caller waits within its own deadline; a caller giving up leaves the fetch to the others,
-    /// and the fetch stores its own outcome.
-    private func shared(_ context: MiddlewareContext, _ fetch: @escaping @Sendable () async throws -> String)
-        async throws -> String
-    {
-        let task: Task<String, any Error>
-        if let pending {
-            task = pending
-        } else {
-            token = nil
-            task = Task {
+    /// The stored token unless it is `rejected` (another request already replaced it: use the
+    /// new one); else the fetch in progress; else a new fetch. Each caller waits within its own
+    /// deadline; a caller giving up leaves the fetch to the others, and the fetch stores its own
+    /// outcome (a failure is not kept).
+    private func obtain(
+        _ context: MiddlewareContext, replacing rejected: String?,
+        _ fetch: @escaping @Sendable () async throws -> String
+    ) async throws -> String {
+        let next = state.withLock { state -> Next in
+            if let token = state.token, token != rejected { return .token(token) }
+            if let pending = state.pending { return .wait(pending) }
+            state.token = nil
+            // Its outcome is stored under the same lock, so it cannot land before `pending` is set.
+            let task = Task {
                 do {
                     let value = try await fetch()
                     self.settle(value)
@@ -121,13 +132,19 @@ private actor TokenStore {
                     throw error
                 }
             }
-            pending = task
+            state.pending = task
+            return .wait(task)
         }
-        return try await context.withinDeadline { try await task.value }
+        switch next {
+        case .token(let token): return token
+        case .wait(let task): return try await context.withinDeadline { try await task.value }
+        }
     }
 
     private func settle(_ value: String?) {
-        pending = nil
-        token = value
+        state.withLock { state in
+            state.pending = nil
+            state.token = value
+        }
     }
 }
