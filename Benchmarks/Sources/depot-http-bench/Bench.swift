@@ -9,6 +9,7 @@ import NIOCore
 // directly with the request the client would build. Same process, interleaved rounds, medians.
 // The loopback server (Hummingbird) runs in a child process: this executable with `--serve`.
 // swift run -c release --package-path Benchmarks --scratch-path .build-bench depot-http-bench [--json] [--n 2000]
+//   [--rounds 5] [--only "client GET sequential"] [--aa] | --micro | --profile client|direct N
 
 /// A 20-byte JSON body taken as raw bytes, so the client's own work is measured, not a decoder's.
 struct Ping: Endpoint {
@@ -271,6 +272,22 @@ func micro() async throws {
     try await time("client.makeRequest(Ping())") { _ = try client.makeRequest(for: Ping()) }
     await time("URL(string:)") { _ = URL(string: "http://127.0.0.1:1/ping") }
     await time("Task { }.value") { _ = await Task { 1 }.value }
-    try await time("client.send(Ping())") { _ = try await client.send(Ping()) }
+    try await time("client.send(Ping()) on StubTransport") { _ = try await client.send(Ping()) }
     stub.clearRequests()
+    let instant = APIClient(baseURL: base, transport: InstantTransport())
+    try await time("client.send(Ping()), answered in place") { _ = try await instant.send(Ping()) }
+}
+
+/// Answers every request at once, in the caller's task (StubTransport goes through the default
+/// interruption support, a task per call): the client's own cost without any transport's.
+struct InstantTransport: Transport {
+    let response = TransportResponse(status: 200, body: Data(#"{"id":1,"name":"ok"}"#.utf8))
+
+    func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse { response }
+
+    func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption) async throws
+        -> TransportResponse
+    {
+        response
+    }
 }
