@@ -128,8 +128,16 @@ extension SQLMigrator {
         switch dialect {
         case .postgres:
             let type = dialect.typeName(column.type)
-            try await session.execute(
-                "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) TYPE \(type) USING \(q(column.name))::\(type)")
+            let name = q(column.name)
+            // Text spelling a whole number with a fraction or an exponent ('12.0', '1e3') goes
+            // through double precision, as on SQLite and in memory (`bigint` alone refuses it).
+            let fromText = stored.first { $0.name == column.name }?.type.lowercased() == "text"
+            let using =
+                column.type == .integer && fromText
+                ? "CASE WHEN \(name) ~ '[.eE]' THEN CAST(CAST(\(name) AS double precision) AS \(type)) "
+                    + "ELSE CAST(\(name) AS \(type)) END"
+                : "\(name)::\(type)"
+            try await session.execute("ALTER TABLE \(q(table)) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
             try await session.execute(
                 "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) \(column.isNullable ? "DROP" : "SET") NOT NULL")
             let folded = SQLDialect.foldedColumn(column.name)
@@ -176,7 +184,12 @@ extension SQLMigrator {
 
     static func sqliteCast(_ expression: String, to type: ColumnType) -> String {
         switch type {
-        case .integer, .bool: "CAST(\(expression) AS INTEGER)"
+        // `CAST('1e3' AS INTEGER)` is 1 (the longest integer prefix): a whole number spelled with
+        // a fraction or an exponent goes through REAL, as in memory and on PostgreSQL.
+        case .integer:
+            "CASE WHEN typeof(\(expression)) = 'text' AND \(expression) GLOB '*[.eE]*' "
+                + "THEN CAST(CAST(\(expression) AS REAL) AS INTEGER) ELSE CAST(\(expression) AS INTEGER) END"
+        case .bool: "CAST(\(expression) AS INTEGER)"
         case .double, .date: "CAST(\(expression) AS REAL)"
         case .text, .decimal, .url, .json: "CAST(\(expression) AS TEXT)"
         case .blob, .uuid: expression
@@ -211,9 +224,7 @@ extension SQLMigrator {
         for row in values {
             guard let text = row[0] else { continue }
             let fits =
-                column.type == .integer
-                ? (Int64(text) != nil || Double(text).map { $0.rounded() == $0 && abs($0) < 9.2e18 } == true)
-                : Double(text) != nil
+                column.type == .integer ? NumericText.integer(text) != nil : NumericText.double(text) != nil
             if !fits {
                 bad += 1
                 example = example ?? text

@@ -92,6 +92,19 @@ struct TextPort: Entity, Equatable {
     }
 }
 
+/// `ports` with a floating-point elevation.
+struct DoublePort: Entity, Equatable {
+    var code: String
+    var name: String
+    var elevation: Double
+
+    static let schema = Schema<DoublePort>("ports", primaryKey: \.code) {
+        Column(\.code, "code")
+        Column(\.name, "name")
+        Column(\.elevation, "elevation")
+    }
+}
+
 struct HarbourV5: Entity, Equatable {
     var code: String
     var title: String
@@ -262,6 +275,54 @@ public enum MigrationConformance {
             let fraction = await #expect(throws: DepotError.self) { try await store.migrate(all, to: 4) }
             #expect(fraction?.message.contains("cannot become integer: 1 value(s) do not convert") == true)
             #expect(try await harbours.find("ENGM")?.elevation == 204.5)
+        },
+        MigrationCase("text becomes a number only when it spells one, to the same value on every store") { open in
+            let store = try await open()
+            let toText = Migration("2 text", [.alterColumn("elevation", to: .text, nullable: false, in: "ports")])
+            let toInteger = Migration(
+                "3 integer", [.alterColumn("elevation", to: .integer, nullable: false, in: "ports")])
+            let toDouble = Migration("3 double", [.alterColumn("elevation", to: .double, nullable: false, in: "ports")])
+            try await store.migrate(Migrations([createPorts, toText]))
+            let texts = store.repository(TextPort.self)
+            let good: [(String, Int)] = [
+                ("12", 12), ("+5", 5), ("-0", 0), ("12.0", 12), ("1e3", 1000), ("-0.5e1", -5), ("2.5E+2", 250),
+                ("9007199254740993", 9_007_199_254_740_993),
+            ]
+            try await texts.insert(
+                good.enumerated().map { TextPort(code: "P\($0.offset)", name: "", elevation: $0.element.0) })
+            // SQLite's CAST alone reads '1e3' as 1 and 'nan' as 0; Swift's Double reads '0x10' as 16.
+            for bad in ["nan", "inf", "0x10", " 12", "12.5", "1e30", "", "1e", ".", "1,5"] {
+                try await texts.upsert(TextPort(code: "BAD", name: "", elevation: bad))
+                let error = await #expect(throws: DepotError.self, "'\(bad)'") {
+                    try await store.migrate(Migrations([createPorts, toText, toInteger]))
+                }
+                #expect(
+                    error?.message.contains("cannot become integer: 1 value(s) do not convert (e.g. '\(bad)')") == true,
+                    "\(error?.message ?? "")")
+                #expect(try await texts.find("BAD")?.elevation == bad, "nothing changed")
+            }
+            for bad in ["nan", "inf", "-Infinity", "0x10", "1e400"] {
+                try await texts.upsert(TextPort(code: "BAD", name: "", elevation: bad))
+                let error = await #expect(throws: DepotError.self, "'\(bad)'") {
+                    try await store.migrate(Migrations([createPorts, toText, toDouble]))
+                }
+                #expect(error?.message.contains("cannot become double") == true, "\(error?.message ?? "")")
+            }
+            #expect(try await texts.remove("BAD"))
+            try await store.migrate(Migrations([createPorts, toText, toInteger]))
+            let ports = try await store.repository(PortV1.self).fetch(orderBy: [.ascending(\.code)])
+            #expect(ports.map(\.elevation) == good.map(\.1))
+            // And back to text, then to double: the same numbers as floating point.
+            try await store.migrate(
+                Migrations([createPorts, toText, toInteger, Migration("4 text", toText.operations)]))
+            try await texts.upsert(TextPort(code: "P9", name: "", elevation: "1.25e-1"))
+            try await store.migrate(
+                Migrations([
+                    createPorts, toText, toInteger, Migration("4 text", toText.operations),
+                    Migration("5 double", toDouble.operations),
+                ]))
+            let doubles = try await store.repository(DoublePort.self).fetch(orderBy: [.ascending(\.code)])
+            #expect(doubles.map(\.elevation) == good.map { Double($0.1) } + [0.125])
         },
         MigrationCase("a unique composite index created by a step rejects duplicates") { open in
             let store = try await open()

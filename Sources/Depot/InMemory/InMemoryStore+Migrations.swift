@@ -211,11 +211,9 @@ extension InMemoryDatabase {
         case (.integer, .integer), (.double, .double), (.text, .text): return value
         case (.integer, .double(let number)):
             return number.rounded() == number && abs(number) < 9.2e18 ? .integer(Int64(number)) : nil
-        case (.integer, .text(let text)):
-            if let number = Int64(text) { return .integer(number) }
-            return Double(text).flatMap { $0.rounded() == $0 && abs($0) < 9.2e18 ? .integer(Int64($0)) : nil }
+        case (.integer, .text(let text)): return NumericText.integer(text).map { .integer($0) }
         case (.double, .integer(let number)): return .double(Double(number))
-        case (.double, .text(let text)): return Double(text).map { .double($0) }
+        case (.double, .text(let text)): return NumericText.double(text).map { .double($0) }
         case (.text, .integer), (.text, .double): return .text(text(of: value))
         case (.bool, .bool), (.decimal, .decimal), (.blob, .blob), (.date, .date), (.uuid, .uuid):
             return value

@@ -66,8 +66,10 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         Self(.renameColumn(table: table, from: name, to: newName))
     }
 
-    /// Changes a column's type or nullability; values are converted by the engine's cast (a
-    /// value that does not convert fails the step, writing nothing).
+    /// Changes a column's type or nullability, converting the values the same way on every store;
+    /// a value that does not convert (a NULL for NOT NULL, `4.5` for an integer, text that is not
+    /// a decimal number such as `nan` or `0x10`) fails the step, writing nothing, and the error
+    /// names the column, how many values and one of them.
     public static func alterColumn(_ name: String, to type: ColumnType, nullable: Bool, in table: String) -> Self {
         Self(.alterColumn(table: table, column: .init(name: name, type: type, isNullable: nullable)))
     }
