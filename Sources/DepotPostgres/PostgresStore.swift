@@ -374,7 +374,7 @@ public final class PostgresStore: Store {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if listening.value.withLock({ $0 }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }  // cancelled: do not spin
         }
         return false
     }

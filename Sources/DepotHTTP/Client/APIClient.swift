@@ -72,7 +72,7 @@ public final class APIClient: Sendable {
     ///   throws one of kind ``HTTPError/Kind/cancelled``.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
         let name = endpoint.endpointName
-        guard !Task.isCancelled else { throw Self.cancellation(of: name) }
+        guard !Task.isCancelled else { throw HTTPError.cancelled(endpoint: name) }
         let timeout = endpoint.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout
         let request = try makeRequest(for: endpoint, named: name)
@@ -90,6 +90,9 @@ public final class APIClient: Sendable {
         } catch {
             throw failure(error, context: context)
         }
+        // Work nothing interrupts (decompression, a middleware after `next`) can carry a call past
+        // its deadline: a call completes within it or times out, as on every path above.
+        if interruption.isInterrupted { throw HTTPError.timedOut(endpoint: name, after: timeout) }
         guard endpoint.acceptedStatuses.contains(response.status) else {
             throw configuration.statusPolicy.error(for: response, endpoint: name)
         }
@@ -135,11 +138,9 @@ public final class APIClient: Sendable {
     private func failure(_ error: any Error, context: MiddlewareContext) -> HTTPError {
         if context.interruption.isInterrupted {
             if let error = error as? HTTPError, error.kind == .timedOut { return error }
-            return HTTPError(
-                .timedOut, endpoint: context.endpoint,
-                detail: "no complete response within \(Self.milliseconds(context.timeout)) ms")
+            return HTTPError.timedOut(endpoint: context.endpoint, after: context.timeout)
         }
-        if Task.isCancelled { return Self.cancellation(of: context.endpoint) }
+        if Task.isCancelled { return HTTPError.cancelled(endpoint: context.endpoint) }
         return HTTPError.mapping(error, endpoint: context.endpoint)
     }
 
@@ -196,10 +197,6 @@ public final class APIClient: Sendable {
     }
 
     // MARK: - Describing
-
-    private static func cancellation(of endpoint: String) -> HTTPError {
-        HTTPError(.cancelled, endpoint: endpoint, detail: "the task was cancelled", underlying: CancellationError())
-    }
 
     static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
 

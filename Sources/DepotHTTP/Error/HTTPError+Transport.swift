@@ -99,3 +99,15 @@ extension HTTPError {
             detail: "the \(decompressed ? "decompressed " : "")body exceeds \(limit) bytes", status: status)
     }
 }
+
+extension HTTPError {
+    /// A call that did not complete within its deadline.
+    static func timedOut(endpoint: String, after timeout: Duration) -> HTTPError {
+        HTTPError(.timedOut, endpoint: endpoint, detail: "no complete response within \(timeout.wholeMilliseconds) ms")
+    }
+
+    /// A call whose task was cancelled.
+    static func cancelled(endpoint: String) -> HTTPError {
+        HTTPError(.cancelled, endpoint: endpoint, detail: "the task was cancelled", underlying: CancellationError())
+    }
+}

@@ -82,11 +82,17 @@ public struct MiddlewareContext: Sendable {
     /// let token = try await context.withinDeadline { try await tokenService.fetch() }
     /// ```
     ///
-    /// - Throws: `operation`'s error, or `CancellationError` when the deadline or the caller's
-    ///   cancellation came first.
+    /// - Throws: `operation`'s error; when the deadline or the caller's cancellation came first,
+    ///   an ``HTTPError`` of kind ``HTTPError/Kind/timedOut`` or ``HTTPError/Kind/cancelled``, so
+    ///   that middleware further out (metrics, logging) sees what the caller will.
     public func withinDeadline<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value)
         async throws -> Value
     {
-        try await interruption.race(operation)
+        do {
+            return try await interruption.race(operation)
+        } catch is CancellationError where interruption.isInterrupted || Task.isCancelled {
+            throw interruption.isInterrupted
+                ? HTTPError.timedOut(endpoint: endpoint, after: timeout) : HTTPError.cancelled(endpoint: endpoint)
+        }
     }
 }

@@ -85,16 +85,28 @@ public final class TokenAuthentication: Middleware {
 }
 
 /// The current token and the fetch in progress, so that concurrent callers share one. A cached
-/// token is read under a lock, without a hop to another executor.
+/// token is read under a lock, without a hop to another executor; callers waiting for a fetch
+/// are continuations, each leaving at its own deadline or cancellation without a task of its own.
 private final class TokenStore: Sendable {
-    private struct State {
-        var token: String?
-        var pending: Task<String, any Error>?
+    private typealias Waiter = CheckedContinuation<String, any Error>
+
+    private struct Fetch {
+        let id: UInt64
+        var task: Task<Void, Never>?
+        var waiters: [UInt64: Waiter] = [:]
     }
 
-    private enum Next {
-        case token(String)
-        case wait(Task<String, any Error>)
+    private struct State {
+        var token: String?
+        var fetch: Fetch?
+        /// The fetch started last, abandoned or not.
+        var latest: UInt64?
+        var nextID: UInt64 = 0
+
+        mutating func newID() -> UInt64 {
+            defer { nextID &+= 1 }
+            return nextID
+        }
     }
 
     private let state = Mutex(State())
@@ -110,41 +122,92 @@ private final class TokenStore: Sendable {
     }
 
     /// The stored token unless it is `rejected` (another request already replaced it: use the
-    /// new one); else the fetch in progress; else a new fetch. Each caller waits within its own
-    /// deadline; a caller giving up leaves the fetch to the others, and the fetch stores its own
-    /// outcome (a failure is not kept).
+    /// new one); else the outcome of the fetch in progress, or of a new one. A failed fetch is
+    /// not kept; a fetch every waiter has left (deadlines, cancellations) is cancelled and
+    /// forgotten, so a hung provider does not hold later calls (a success it still delivers is
+    /// kept when no other fetch has started).
     private func obtain(
         _ context: MiddlewareContext, replacing rejected: String?,
         _ fetch: @escaping @Sendable () async throws -> String
     ) async throws -> String {
-        let next = state.withLock { state -> Next in
-            if let token = state.token, token != rejected { return .token(token) }
-            if let pending = state.pending { return .wait(pending) }
-            state.token = nil
-            // Its outcome is stored under the same lock, so it cannot land before `pending` is set.
-            let task = Task {
-                do {
-                    let value = try await fetch()
-                    self.settle(value)
-                    return value
-                } catch {
-                    self.settle(nil)
-                    throw error
+        if let token = state.withLock({ $0.token }), token != rejected { return token }
+        let waiter = state.withLock { $0.newID() }
+        let leave: @Sendable () -> Void = { self.leave(waiter) }
+        do {
+            return try await withTaskCancellationHandler {
+                try await context.interruption.whileRunning(onInterrupt: leave) {
+                    try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                        join(waiter, continuation, context, replacing: rejected, fetch)
+                    }
                 }
+            } onCancel: {
+                leave()
             }
-            state.pending = task
-            return .wait(task)
-        }
-        switch next {
-        case .token(let token): return token
-        case .wait(let task): return try await context.withinDeadline { try await task.value }
+        } catch is CancellationError where context.interruption.isInterrupted || Task.isCancelled {
+            throw context.interruption.isInterrupted
+                ? HTTPError.timedOut(endpoint: context.endpoint, after: context.timeout)
+                : HTTPError.cancelled(endpoint: context.endpoint)
         }
     }
 
-    private func settle(_ value: String?) {
-        state.withLock { state in
-            state.pending = nil
-            state.token = value
+    /// Answers at once (a token, or the caller already gone), or queues `continuation` on the
+    /// fetch in progress, starting one when there is none.
+    private func join(
+        _ waiter: UInt64, _ continuation: Waiter, _ context: MiddlewareContext, replacing rejected: String?,
+        _ fetch: @escaping @Sendable () async throws -> String
+    ) {
+        let (answer, start) = state.withLock { state -> (Result<String, any Error>?, UInt64?) in
+            if let token = state.token, token != rejected { return (.success(token), nil) }
+            // Checked under the lock `leave` takes: a departure before this point is seen here,
+            // one after it finds the continuation queued.
+            if Task.isCancelled || context.interruption.isInterrupted { return (.failure(CancellationError()), nil) }
+            var start: UInt64?
+            if state.fetch == nil {
+                let id = state.newID()
+                state.token = nil
+                state.fetch = Fetch(id: id)
+                state.latest = id
+                start = id
+            }
+            state.fetch?.waiters[waiter] = continuation
+            return (nil, start)
         }
+        if let answer { return continuation.resume(with: answer) }
+        guard let start else { return }
+        let task = Task {
+            let outcome: Result<String, any Error>
+            do { outcome = .success(try await fetch()) } catch { outcome = .failure(error) }
+            self.settle(start, outcome)
+        }
+        state.withLock { state in
+            if state.fetch?.id == start { state.fetch?.task = task } else { task.cancel() }
+        }
+    }
+
+    /// A waiter gives up: it gets `CancellationError`; the last one out cancels the fetch.
+    private func leave(_ waiter: UInt64) {
+        let (continuation, abandoned) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
+            guard let continuation = state.fetch?.waiters.removeValue(forKey: waiter) else { return (nil, nil) }
+            guard state.fetch?.waiters.isEmpty == true else { return (continuation, nil) }
+            defer { state.fetch = nil }
+            return (continuation, state.fetch?.task)
+        }
+        abandoned?.cancel()
+        continuation?.resume(throwing: CancellationError())
+    }
+
+    /// Fetch `id` ended: its waiters get the outcome, and a success is kept.
+    private func settle(_ id: UInt64, _ outcome: Result<String, any Error>) {
+        let waiters = state.withLock { state -> [Waiter] in
+            guard let fetch = state.fetch, fetch.id == id else {
+                // Abandoned: keep a late token unless another fetch has started since.
+                if state.latest == id, case .success(let token) = outcome { state.token = token }
+                return []
+            }
+            state.fetch = nil
+            if case .success(let token) = outcome { state.token = token }
+            return Array(fetch.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: outcome) }
     }
 }

@@ -88,6 +88,7 @@
             var headers = NIOHTTP1.HTTPHeaders()
             headers.reserveCapacity(request.headers.count)
             for field in request.headers { headers.add(name: field.name, value: field.value) }
+            if Task.isCancelled || interruption?.isInterrupted == true { throw CancellationError() }
             let outgoing = try HTTPClient.Request(
                 url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers,
                 body: request.body.map { .bytes($0) })
@@ -95,7 +96,9 @@
                 request: outgoing,
                 delegate: ResponseCollector(maximumBodySize: maximumBodySize, isHead: request.method == .head),
                 eventLoop: .indifferent,
-                deadline: nil)
+                // The client's interruption is the real deadline; this one only bounds a request
+                // sent without one (the two-argument `send`) whose caller is never cancelled.
+                deadline: .now() + .hours(24))
             return try await TransportInterruption.stopping(
                 interruption, with: { task.fail(reason: CancellationError()) }
             ) {
@@ -117,7 +120,7 @@
 
         private let state = Mutex(State())
         private let maximumBodySize: Int
-        /// A `HEAD` response announces a length it does not send.
+        /// A `HEAD` response announces a length it does not send (so do 1xx, 204 and 304).
         private let isHead: Bool
 
         init(maximumBodySize: Int, isHead: Bool) {
@@ -127,7 +130,8 @@
 
         func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
             state.withLock { $0.head = head }
-            if !isHead, let length = head.headers.first(name: "Content-Length").flatMap(Int.init),
+            let bodiless = isHead || head.status.code < 200 || head.status == .noContent || head.status == .notModified
+            if !bodiless, let length = head.headers.first(name: "Content-Length").flatMap(Int.init),
                 length > maximumBodySize
             {
                 return task.eventLoop.makeFailedFuture(tooLarge(head))

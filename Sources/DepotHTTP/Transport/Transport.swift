@@ -23,6 +23,8 @@
 /// runs ``send(_:maximumBodySize:)`` in a task of its own and cancels that task when the
 /// interruption fires, which costs a task and a thread hop per call; a transport whose library
 /// can stop a request by a handle implements it directly (both built-in network transports do).
+/// A transport that wraps another should forward both methods, or the wrapped transport's own
+/// support is bypassed.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the response once its body has been received in full.
     func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse

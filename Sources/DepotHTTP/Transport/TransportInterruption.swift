@@ -21,7 +21,8 @@ import Synchronization
 /// ```
 ///
 /// Firing is final and idempotent; handlers run once, on the thread that fires (or at once, on
-/// the registering thread, when the interruption had already fired).
+/// the registering thread, when the interruption had already fired). The ``APIClient`` fires
+/// from one shared queue: a handler should only start the stopping, not wait for it.
 public final class TransportInterruption: Sendable {
     private struct State {
         var isInterrupted = false
@@ -49,7 +50,9 @@ public final class TransportInterruption: Sendable {
     }
 
     /// Runs `operation` with `handler` registered: `handler` runs if the interruption fires
-    /// while `operation` runs (at once if it already had).
+    /// while `operation` runs (at once if it already had). An interruption racing with the end
+    /// of `operation` may still run `handler` just after this returns, so a handler must be
+    /// harmless then (stopping a request that has finished is).
     nonisolated(nonsending) public func whileRunning<Value>(
         onInterrupt handler: @escaping @Sendable () -> Void, _ operation: () async throws -> Value
     ) async throws -> Value {

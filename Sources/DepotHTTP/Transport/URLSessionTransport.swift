@@ -69,14 +69,22 @@ public final class URLSessionTransport: Transport {
             outgoing.addValue(field.value, forHTTPHeaderField: field.name)
         }
         outgoing.httpBody = request.body
+        // A task cancelled before it is resumed may never report; do not start one.
+        if Task.isCancelled || interruption?.isInterrupted == true { throw CancellationError() }
         let completion = Completion()
         let task = session.dataTask(with: outgoing) { data, response, error in
             completion.resume(data: data, response: response, error: error)
         }
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await TransportInterruption.stopping(interruption, with: { task.cancel() }) {
-                // The task starts once the continuation is stored, so its completion cannot come first.
+            (data, response) = try await TransportInterruption.stopping(
+                interruption,
+                with: {
+                    // Off the caller: swift-corelibs-foundation's cancel waits for the session's queue.
+                    DispatchQueue.global().async { task.cancel() }
+                }
+            ) {
+                // A completion that comes first (a cancel before `resume`) is kept for the continuation.
                 try await withCheckedThrowingContinuation { continuation in
                     completion.store(continuation)
                     task.resume()
@@ -108,23 +116,41 @@ public final class URLSessionTransport: Transport {
     private static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]
 }
 
-/// Hands a data task's completion to the caller waiting for it.
+/// Hands a data task's completion to the caller waiting for it, whichever comes first.
 private final class Completion: Sendable {
-    private let continuation = Mutex<CheckedContinuation<(Data, URLResponse), any Error>?>(nil)
+    private typealias Outcome = Result<(Data, URLResponse), any Error>
+
+    private struct State {
+        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var outcome: Outcome?
+    }
+
+    private let state = Mutex(State())
 
     func store(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
-        self.continuation.withLock { $0 = continuation }
+        let early = state.withLock { state -> Outcome? in
+            if let outcome = state.outcome { return outcome }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
     }
 
     func resume(data: Data?, response: URLResponse?, error: (any Error)?) {
-        guard let continuation = continuation.withLock({ $0.take() }) else { return }
+        let outcome: Outcome
         if let error {
-            continuation.resume(throwing: error)
+            outcome = .failure(error)
         } else if let response {
-            continuation.resume(returning: (data ?? Data(), response))
+            outcome = .success((data ?? Data(), response))
         } else {
-            continuation.resume(
-                throwing: HTTPError(.invalidResponse, endpoint: "", detail: "URLSession completed without a response"))
+            outcome = .failure(
+                HTTPError(.invalidResponse, endpoint: "", detail: "URLSession completed without a response"))
         }
+        let continuation = state.withLock { state -> CheckedContinuation<(Data, URLResponse), any Error>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            return state.continuation.take()
+        }
+        continuation?.resume(with: outcome)
     }
 }

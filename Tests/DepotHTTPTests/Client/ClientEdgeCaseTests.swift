@@ -65,6 +65,27 @@ struct ClientEdgeCaseTests {
         #expect(stub.requests.isEmpty)
     }
 
+    @Test("a call that ends past its deadline (work nothing interrupts) fails as timed out, not with the late answer")
+    func lateAnswerTimesOut() async throws {
+        struct Dawdling: Middleware {
+            func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
+                -> TransportResponse
+            {
+                let response = try await next(request)
+                await sleepIgnoringCancellation(milliseconds: 300)
+                return response
+            }
+        }
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = APIClient(
+            baseURL: StubTransportTests.base, transport: stub,
+            configuration: .init(timeout: .milliseconds(100), middleware: [Dawdling()]))
+        let error = await httpError { try await client.send(Call(.get, "/me")) }
+        #expect(error?.kind == .timedOut)
+        #expect(stub.requests.count == 1)
+    }
+
     @Test("a timeout too large for nanoseconds is taken as never, not a crash")
     func hugeTimeout() async throws {
         let stub = StubTransport()

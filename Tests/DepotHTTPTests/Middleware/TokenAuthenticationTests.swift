@@ -64,22 +64,63 @@ struct TokenAuthenticationTests {
             token: {
                 fetches.withLock { $0 += 1 }
                 // Ignores cancellation; ends only when the test releases it.
-                while !released.load(ordering: .sequentiallyConsistent) { try? await Task.sleep(for: .milliseconds(5)) }
+                while !released.load(ordering: .sequentiallyConsistent) {
+                    await sleepIgnoringCancellation(milliseconds: 5)
+                }
                 return "t1"
             }, refresh: { _ in "t2" })
         let stub = StubTransport()
         stub.stub(.get, "/me", .status(200))
-        let client = authenticatedClient(tokens, stub)
+        let recorded = Mutex<[RequestMetrics]>([])
+        let client = APIClient(
+            baseURL: StubTransportTests.base, transport: stub,
+            configuration: .init(middleware: [
+                MetricsMiddleware { metrics in recorded.withLock { $0.append(metrics) } },
+                TokenAuthentication(tokens),
+            ]))
         async let patient: Void = client.send(Call(.get, "/me", timeout: .seconds(120)))
         let hurried = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
         // The hurried call is answered while the fetch is still held: it did not wait for it.
         #expect(hurried?.kind == .timedOut)
+        // Middleware further out saw the timeout too, not an authentication failure.
+        #expect(recorded.withLock { $0.map(\.failure) } == [.timedOut])
         #expect(stub.requests.isEmpty)
         released.store(true, ordering: .sequentiallyConsistent)
         try await patient
         try await client.send(Call(.get, "/me"))
         #expect(fetches.withLock { $0 } == 1)
         #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer t1", "Bearer t1"])
+    }
+
+    @Test(
+        "A fetch every caller gave up on is forgotten: the next call fetches anew, and the old one's late token is not kept"
+    )
+    func abandonedFetch() async throws {
+        let calls = Mutex(0)
+        let released = Atomic<Bool>(false)
+        let tokens = TokenProvider(
+            token: {
+                let call = calls.withLock {
+                    $0 += 1; return $0
+                }
+                guard call == 1 else { return "fresh" }
+                // The first fetch hangs, ignoring cancellation, until the test releases it.
+                while !released.load(ordering: .sequentiallyConsistent) {
+                    await sleepIgnoringCancellation(milliseconds: 5)
+                }
+                return "stale"
+            }, refresh: { _ in "t2" })
+        let stub = StubTransport()
+        stub.stub(.get, "/me", .status(200))
+        let client = authenticatedClient(tokens, stub)
+        let first = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
+        #expect(first?.kind == .timedOut)
+        try await client.send(Call(.get, "/me", timeout: .seconds(120)))
+        released.store(true, ordering: .sequentiallyConsistent)
+        #expect(try await eventually { calls.withLock { $0 } == 2 })
+        try await Task.sleep(for: .milliseconds(50))  // the hung fetch ends and is ignored
+        try await client.send(Call(.get, "/me"))
+        #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer fresh", "Bearer fresh"])
     }
 
     @Test("A failed token fetch is not kept: the next call fetches again")

@@ -86,3 +86,12 @@ func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) 
     }
     return condition()
 }
+
+/// Waits `milliseconds` even in a cancelled task, without spinning: for test code that must
+/// ignore cancellation (a `try? await Task.sleep` loop would return at once, every time, and
+/// hold a thread of the 2-thread cooperative pool until it ends).
+func sleepIgnoringCancellation(milliseconds: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { continuation.resume() }
+    }
+}

@@ -89,7 +89,24 @@ final class RawServer: Sendable {
         }
 
         private func respond(context: ChannelHandlerContext) {
-            if path.hasPrefix("/drop-mid-body") {
+            if path.hasPrefix("/not-modified") || path.hasPrefix("/announce-large") {
+                // A 304 (or a HEAD's 200) repeats the length of a body it does not send.
+                let status: HTTPResponseStatus = path.hasPrefix("/not-modified") ? .notModified : .ok
+                let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["Content-Length": "10000000"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            } else if path.hasPrefix("/chunked") {
+                // 5,000 bytes in ten chunks, no length announced.
+                let head = HTTPResponseHead(
+                    version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                for _ in 0..<10 {
+                    context.write(
+                        wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 500)))),
+                        promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            } else if path.hasPrefix("/drop-mid-body") {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "1000")
                 let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)

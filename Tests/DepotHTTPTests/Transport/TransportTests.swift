@@ -66,6 +66,38 @@ struct TransportTests {
         #expect(error?.kind == .responseTooLarge)
     }
 
+    @Test("A streamed body with no announced length is refused once it passes the limit", arguments: transports)
+    func chunkedTooLarge(kind: TransportKind) async throws {
+        let raw = try await RawServer.shared()
+        let client = try await kind.client(of: raw.baseURL) { $0.maximumResponseSize = 1000 }
+        let error = await httpError { try await client.send(Bytes(path: "/chunked")) }
+        #expect(error?.kind == .responseTooLarge)
+        let whole = try await kind.client(of: raw.baseURL) { $0.maximumResponseSize = 5000 }
+        #expect(try await whole.send(Bytes(path: "/chunked")).count == 5000)
+    }
+
+    @Test("A 304 or a HEAD answer announcing a length over the limit is not refused", arguments: transports)
+    func bodilessLengths(kind: TransportKind) async throws {
+        let raw = try await RawServer.shared()
+        let client = try await kind.client(of: raw.baseURL) { $0.maximumResponseSize = 1000 }
+        let notModified = await httpError { try await client.send(Call(.get, "/not-modified")) }
+        #expect(notModified?.kind == .unexpectedStatus, "\(String(describing: notModified))")
+        #expect(notModified?.status == 304)
+        try await client.send(Call(.head, "/announce-large"))
+    }
+
+    @Test("A transport handed an interruption that already fired stops without sending", arguments: transports)
+    func alreadyInterrupted(kind: TransportKind) async throws {
+        let raw = try await RawServer.shared()
+        let interruption = TransportInterruption()
+        interruption.interrupt()
+        let request = TransportRequest(method: .get, url: raw.baseURL.appendingPathComponent("never-sent"))
+        await #expect(throws: CancellationError.self) {
+            try await kind.transport.send(request, maximumBodySize: 1000, interruption: interruption)
+        }
+        #expect(raw.hits("/never-sent") == 0)
+    }
+
     @Test("gzip and deflate bodies are decompressed", arguments: transports, ["gzip", "deflate"])
     func compressedBodies(kind: TransportKind, coding: String) async throws {
         let client = try await kind.client()
