@@ -14,6 +14,9 @@ extension SQLMigrator {
         case .dropTable(let table):
             try await session.execute("DROP TABLE \(q(table))")
         case .renameTable(let from, let to):
+            guard try await columns(of: to, session).isEmpty else {
+                throw DepotError(.migration, "table '\(to)' exists already", table: to)
+            }
             try await session.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
         case .addColumn(let table, let column, let value):
             if !column.isNullable && value == nil {
@@ -22,6 +25,7 @@ extension SQLMigrator {
                     "adding NOT NULL column '\(column.name)' to '\(table)' needs a default for existing rows",
                     table: table, column: column.name)
             }
+            try await requireColumn(column.name, in: table, present: false, session)
             var sql = "ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(dialect.typeName(column.type))"
             if let value, !value.isNull { sql += " DEFAULT " + (try literal(value, dialect)) }
             if !column.isNullable { sql += " NOT NULL" }
@@ -34,12 +38,15 @@ extension SQLMigrator {
                 try await session.execute(folded)
             }
         case .dropColumn(let table, let column):
+            try await requireColumn(column, in: table, present: true, session)
             try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
             if dialect == .postgres {
                 try await session.execute(
                     "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.foldedColumn(column)))")
             }
         case .renameColumn(let table, let from, let to):
+            try await requireColumn(from, in: table, present: true, session)
+            try await requireColumn(to, in: table, present: false, session)
             try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
             if dialect == .postgres, try await hasColumn(table, SQLDialect.foldedColumn(from), session) {
                 try await session.execute(
@@ -87,6 +94,19 @@ extension SQLMigrator {
 
     static func hasColumn(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws -> Bool {
         try await columns(of: table, session).contains { $0.name == column }
+    }
+
+    /// Refuses a step on a column that is missing (`present`) or already there (not `present`),
+    /// with the in-memory store's words, before the engine answers in its own.
+    static func requireColumn(
+        _ column: String, in table: String, present: Bool, _ session: any SQLMigrationSession
+    ) async throws {
+        let columns = try await columns(of: table, session)
+        guard !columns.isEmpty else { throw DepotError(.migration, "no table '\(table)'", table: table) }
+        guard columns.contains(where: { $0.name == column }) != present else { return }
+        throw present
+            ? DepotError(.migration, "table '\(table)' has no column '\(column)'", table: table, column: column)
+            : DepotError(.migration, "table '\(table)' has a column '\(column)' already", table: table)
     }
 
     /// The stored columns of `table`: name, declared type, NOT NULL, primary-key position (0: none).

@@ -146,8 +146,10 @@ extension StoreConformance {
             let seen = try await consumer.value
             let elapsed = clock.now - started
             #expect(seen.last?.count == 200)
+            // At most one element per quiet window: how many windows there were depends on how fast
+            // this machine commits (a loaded 2-core CI run once took 200 commits past 50 elements).
             #expect(Double(seen.count) <= elapsed / .milliseconds(50) + 2)
-            #expect(seen.count < 50)
+            #expect(seen.count < 200, "the burst collapsed")
         },
     ]
 }

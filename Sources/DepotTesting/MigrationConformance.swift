@@ -324,6 +324,31 @@ public enum MigrationConformance {
             let doubles = try await store.repository(DoublePort.self).fetch(orderBy: [.ascending(\.code)])
             #expect(doubles.map(\.elevation) == good.map { Double($0.1) } + [0.125])
         },
+        MigrationCase("a step on a missing or taken name fails with the same words on every store; nothing changes") {
+            open in
+            let store = try await open()
+            try await store.migrate(Migrations([createPorts, addCountry]))
+            try await store.repository(PortV1.self).insert(oslo)
+            let refused: [(MigrationOperation, String)] = [
+                (.renameColumn("name", to: "country", in: "ports"), "table 'ports' has a column 'country' already"),
+                (.renameColumn("title", to: "heading", in: "ports"), "table 'ports' has no column 'title'"),
+                (
+                    .addColumn("name", .text, to: "ports", default: .text("x")),
+                    "table 'ports' has a column 'name' already"
+                ),
+                (.dropColumn("title", from: "ports"), "table 'ports' has no column 'title'"),
+                (.dropColumn("name", from: "quays"), "no table 'quays'"),
+                (.renameTable("ports", to: "ports"), "table 'ports' exists already"),
+            ]
+            for (operation, words) in refused {
+                let error = await #expect(throws: DepotError.self, "\(operation)") {
+                    try await store.migrate(Migrations([createPorts, addCountry, Migration("3 refused", [operation])]))
+                }
+                #expect(error?.message.hasSuffix(words) == true, "\(error?.message ?? "")")
+            }
+            #expect(try await store.appliedMigrations().count == 2)
+            #expect(try await store.repository(PortV1.self).find(oslo.code) == oslo)
+        },
         MigrationCase("a unique composite index created by a step rejects duplicates") { open in
             let store = try await open()
             let steps = Migrations([

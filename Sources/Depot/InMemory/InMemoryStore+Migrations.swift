@@ -128,6 +128,9 @@ extension InMemoryDatabase {
         case .renameColumn(let name, let from, let to):
             var table = try existing(name)
             let position = try self.column(from, of: table)
+            guard table.description.columnIndex(to) == nil else {
+                throw DepotError(.migration, "table '\(name)' has a column '\(to)' already", table: name)
+            }
             table.description.columns[position].name = to
             table.description.primaryKey = table.description.primaryKey.map { $0 == from ? to : $0 }
             if let value = table.defaults.removeValue(forKey: from) { table.defaults[to] = value }

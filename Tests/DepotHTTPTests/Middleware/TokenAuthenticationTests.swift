@@ -79,6 +79,9 @@ struct TokenAuthenticationTests {
                 TokenAuthentication(tokens),
             ]))
         async let patient: Void = client.send(Call(.get, "/me", timeout: .seconds(120)))
+        // The patient call is waiting on the fetch before the hurried one joins (a fetch whose every
+        // waiter left would be cancelled and forgotten).
+        #expect(try await eventually { fetches.withLock { $0 } == 1 })
         let hurried = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
         // The hurried call is answered while the fetch is still held: it did not wait for it.
         #expect(hurried?.kind == .timedOut)
