@@ -200,11 +200,23 @@ struct DepotHTTPBench {
 
         var results: [BenchResult] = []
         for (backend, transport) in transports {
-            let client = APIClient(baseURL: baseURL, transport: transport)
-            let request = try client.makeRequest(for: Ping())
-            let maximumBodySize = client.configuration.maximumResponseSize
-            for concurrency in [1, 16] {
-                let name = concurrency == 1 ? "GET sequential" : "GET \(concurrency) concurrent"
+            // The same calls through a client with a typical chain: bearer token, activity, metrics
+            // (the direct baseline sends the same Authorization header).
+            var chained = APIClient.Configuration()
+            chained.middleware = [
+                ActivityTracker(), MetricsMiddleware { _ in },
+                TokenAuthentication(TokenProvider(token: { "token" }, refresh: { _ in "token" })),
+            ]
+            for (concurrency, withMiddleware) in [(1, false), (16, false), (1, true)] {
+                let client = APIClient(
+                    baseURL: baseURL, transport: transport, configuration: withMiddleware ? chained : .init())
+                var prepared = try client.makeRequest(for: Ping())
+                if withMiddleware { prepared.headers["Authorization"] = "Bearer token" }
+                let request = prepared
+                let maximumBodySize = client.configuration.maximumResponseSize
+                let name =
+                    (concurrency == 1 ? "GET sequential" : "GET \(concurrency) concurrent")
+                    + (withMiddleware ? ", 3 middleware" : "")
                 if let only, !"\(backend) \(name)".contains(only) { continue }
                 let result = try await compare(
                     name, backend: backend, n: n, concurrency: concurrency, rounds: rounds,
@@ -229,13 +241,13 @@ struct DepotHTTPBench {
             try BenchHarness.writeJSONLines(results)
         } else {
             print(
-                "transport          case               APIClient: req/s   p50 ms  p99 ms"
+                "transport          case                             APIClient: req/s   p50 ms  p99 ms"
                     + "   direct: req/s   p50 ms  p99 ms   ratio")
             for result in results {
                 guard let latency = result.latency else { continue }
                 print(
                     result.backend.padding(toLength: 19, withPad: " ", startingAt: 0)
-                        + result.case.padding(toLength: 19, withPad: " ", startingAt: 0)
+                        + result.case.padding(toLength: 33, withPad: " ", startingAt: 0)
                         + String(
                             format: "%17.0f %8.3f %7.3f %15.0f %8.3f %7.3f   %.2f×", latency.requestsPerSecond,
                             latency.p50Milliseconds, latency.p99Milliseconds, latency.baselineRequestsPerSecond,
