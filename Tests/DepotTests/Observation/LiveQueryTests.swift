@@ -4,9 +4,11 @@ import Testing
 
 @MainActor
 func waitUntil(_ condition: @MainActor () -> Bool) async -> Bool {
-    for _ in 0..<400 {
+    // Time-based and generous (20 s): a loaded 2-core CI machine has stalled the pool for seconds.
+    let end = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < end {
         if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+        do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
     }
     return condition()
 }
