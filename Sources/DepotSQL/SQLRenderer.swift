@@ -59,6 +59,10 @@ public struct SQLRenderer: Sendable {
             sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
         }
         sql += limitClause(limit: query.limit, offset: query.offset)
+        // SQLite runs one writer at a time: nothing to lock.
+        if dialect == .postgres, let lock = query.lock, query.limitPerGroup == nil {
+            sql += lock == .update ? " FOR UPDATE" : " FOR KEY SHARE"
+        }
         return SQLStatement(sql: sql, arguments: builder.values)
     }
 

@@ -1,3 +1,12 @@
+/// How a ``SelectQuery`` locks the rows it reads (PostgreSQL's `FOR KEY SHARE` and `FOR UPDATE`).
+public enum RowLock: Sendable, Hashable {
+    /// The rows' keys stay as they are until the transaction ends: no other transaction can
+    /// remove them or change their key meanwhile (it waits), though it may change other columns.
+    case keyShare
+    /// The rows are about to change or go: other transactions locking them wait.
+    case update
+}
+
 /// A query as stores see it: which table, which rows, in which order, how many.
 public struct SelectQuery: Sendable, Hashable {
     /// The table read.
@@ -13,6 +22,11 @@ public struct SelectQuery: Sendable, Hashable {
     /// At most this many rows per value of a column, the first in ``ordering`` (what a
     /// per-parent limit on included rows compiles to); applied before ``offset`` and ``limit``.
     public var limitPerGroup: GroupLimit?
+    /// Rows the query locks until its transaction ends, on a store whose transactions run side
+    /// by side (PostgreSQL); stores that run one writer at a time ignore it. Referential checks
+    /// use it so that a concurrent transaction cannot remove a row between the check and the
+    /// commit.
+    public var lock: RowLock?
 
     /// A query over `table`; the primary key is appended to `ordering` as the final tie-breaker.
     public init(

@@ -15,10 +15,11 @@ enum Integrity {
             guard !firstRow.isEmpty else { continue }
             let parent = key.parentTable
             let parentKey = parent.primaryKeyIndices[0]
-            var found = Set(
-                try await writer.fetch(
-                    SelectQuery(table: parent, predicate: .isIn(column: key.parentColumn, Array(firstRow.keys)))
-                ) { $0[parentKey] })
+            // The parents found stay until this transaction ends: a concurrent removal waits for it
+            // (and then sees the new children), or, already under way, makes this check wait and fail.
+            var parents = SelectQuery(table: parent, predicate: .isIn(column: key.parentColumn, Array(firstRow.keys)))
+            parents.lock = .keyShare
+            var found = Set(try await writer.fetch(parents) { $0[parentKey] })
             if parent.name == key.childTable.name, let keyPosition = batch.columns.firstIndex(of: key.parentColumn) {
                 for row in 0..<batch.count { found.insert(batch.values[row * width + keyPosition]) }
             }
@@ -62,7 +63,11 @@ enum Integrity {
         }
         let keyColumn = table.primaryKey[0]
         let keyIndex = table.primaryKeyIndices[0]
-        let matched = try await writer.fetch(SelectQuery(table: table, predicate: predicate)) { $0[keyIndex] }
+        // Locked before the dependents are read: a transaction adding a child waits for this one
+        // and fails, or this one waits for it and then sees the child.
+        var matching = SelectQuery(table: table, predicate: predicate)
+        matching.lock = .update
+        let matched = try await writer.fetch(matching) { $0[keyIndex] }
         var seen = removing.keys[table.name, default: []]
         let keys = matched.filter { seen.insert($0).inserted }
         removing.keys[table.name] = seen
