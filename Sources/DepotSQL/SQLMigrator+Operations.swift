@@ -25,7 +25,7 @@ extension SQLMigrator {
                     "adding NOT NULL column '\(column.name)' to '\(table)' needs a default for existing rows",
                     table: table, column: column.name)
             }
-            try await requireColumn(column.name, in: table, present: false, session)
+            try await requireColumns(absent: [column.name], in: table, session)
             var sql = "ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(dialect.typeName(column.type))"
             if let value, !value.isNull { sql += " DEFAULT " + (try literal(value, dialect)) }
             if !column.isNullable { sql += " NOT NULL" }
@@ -38,17 +38,16 @@ extension SQLMigrator {
                 try await session.execute(folded)
             }
         case .dropColumn(let table, let column):
-            try await requireColumn(column, in: table, present: true, session)
+            try await requireColumns(present: [column], in: table, session)
             try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
             if dialect == .postgres {
                 try await session.execute(
                     "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.foldedColumn(column)))")
             }
         case .renameColumn(let table, let from, let to):
-            try await requireColumn(from, in: table, present: true, session)
-            try await requireColumn(to, in: table, present: false, session)
+            let stored = try await requireColumns(present: [from], absent: [to], in: table, session)
             try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
-            if dialect == .postgres, try await hasColumn(table, SQLDialect.foldedColumn(from), session) {
+            if dialect == .postgres, stored.contains(SQLDialect.foldedColumn(from)) {
                 try await session.execute(
                     "ALTER TABLE \(q(table)) RENAME COLUMN \(q(SQLDialect.foldedColumn(from))) TO "
                         + q(SQLDialect.foldedColumn(to)))
@@ -92,21 +91,22 @@ extension SQLMigrator {
         }
     }
 
-    static func hasColumn(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws -> Bool {
-        try await columns(of: table, session).contains { $0.name == column }
-    }
-
-    /// Refuses a step on a column that is missing (`present`) or already there (not `present`),
-    /// with the in-memory store's words, before the engine answers in its own.
-    static func requireColumn(
-        _ column: String, in table: String, present: Bool, _ session: any SQLMigrationSession
-    ) async throws {
-        let columns = try await columns(of: table, session)
-        guard !columns.isEmpty else { throw DepotError(.migration, "no table '\(table)'", table: table) }
-        guard columns.contains(where: { $0.name == column }) != present else { return }
-        throw present
-            ? DepotError(.migration, "table '\(table)' has no column '\(column)'", table: table, column: column)
-            : DepotError(.migration, "table '\(table)' has a column '\(column)' already", table: table)
+    /// Refuses a step on a column of `present` that is missing or one of `absent` that is there
+    /// already (or on a missing table), with the in-memory store's words, before the engine
+    /// answers in its own; returns the names of the stored columns.
+    @discardableResult
+    static func requireColumns(
+        present: [String] = [], absent: [String] = [], in table: String, _ session: any SQLMigrationSession
+    ) async throws -> Set<String> {
+        let stored = Set(try await columns(of: table, session).map(\.name))
+        guard !stored.isEmpty else { throw DepotError(.migration, "no table '\(table)'", table: table) }
+        if let missing = present.first(where: { !stored.contains($0) }) {
+            throw DepotError(.migration, "table '\(table)' has no column '\(missing)'", table: table, column: missing)
+        }
+        if let taken = absent.first(where: { stored.contains($0) }) {
+            throw DepotError(.migration, "table '\(table)' has a column '\(taken)' already", table: table)
+        }
+        return stored
     }
 
     /// The stored columns of `table`: name, declared type, NOT NULL, primary-key position (0: none).

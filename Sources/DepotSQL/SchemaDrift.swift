@@ -2,22 +2,9 @@ import Depot
 
 /// Compares a table as an engine stores it with what the entity declares; one definition of
 /// "differs" for every SQL store.
-public enum SchemaDrift {
+package enum SchemaDrift {
     /// A column as the engine reports it.
-    public struct StoredColumn: Sendable {
-        public var name: String
-        /// The declared type, as the engine spells it.
-        public var type: String
-        public var isNullable: Bool
-        public var hasDefault: Bool
-
-        public init(name: String, type: String, isNullable: Bool, hasDefault: Bool) {
-            self.name = name
-            self.type = type
-            self.isNullable = isNullable
-            self.hasDefault = hasDefault
-        }
-    }
+    package typealias StoredColumn = SchemaComparison.StoredColumn
 
     /// Throws `.schemaMismatch` listing every difference (column, expected, found) between
     /// `stored` and the columns `table` needs in `dialect` (its own and the dialect's folded
@@ -25,7 +12,7 @@ public enum SchemaDrift {
     ///
     /// - Parameter typeName: how the engine spells a Depot type in `stored` (its schema tables
     ///   may not use the name the table was created with).
-    public static func verify(
+    package static func verify(
         _ table: TableDescription, stored: [StoredColumn], primaryKey: [String], dialect: SQLDialect,
         typeName: (ColumnType) -> String
     ) throws {
@@ -34,12 +21,8 @@ public enum SchemaDrift {
             + dialect.foldedColumns(table).map {
                 TableDescription.ColumnDescription(name: $0, type: .text, isNullable: true)
             }
-        let found = stored.map {
-            SchemaComparison.StoredColumn(
-                name: $0.name, type: $0.type, isNullable: $0.isNullable, hasDefault: $0.hasDefault)
-        }
         let differences = SchemaComparison.differences(
-            table, expected: expected, stored: found, primaryKey: primaryKey, typeName: typeName)
+            table, expected: expected, stored: stored, primaryKey: primaryKey, typeName: typeName)
         if let error = SchemaComparison.mismatch(table, differences) { throw error }
     }
 }

@@ -136,12 +136,8 @@ public final class APIClient: Sendable {
     /// What a failed call throws: past its deadline a timeout, whatever the transport made of the
     /// interruption; then the caller's cancellation; otherwise the error in the shared set of kinds.
     private func failure(_ error: any Error, context: MiddlewareContext) -> HTTPError {
-        if context.interruption.isInterrupted {
-            if let error = error as? HTTPError, error.kind == .timedOut { return error }
-            return HTTPError.timedOut(endpoint: context.endpoint, after: context.timeout)
-        }
-        if Task.isCancelled { return HTTPError.cancelled(endpoint: context.endpoint) }
-        return HTTPError.mapping(error, endpoint: context.endpoint)
+        if let error = error as? HTTPError, error.kind == .timedOut, context.interruption.isInterrupted { return error }
+        return context.stopped ?? HTTPError.mapping(error, endpoint: context.endpoint)
     }
 
     private func attempts(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
@@ -152,7 +148,7 @@ public final class APIClient: Sendable {
             do {
                 outcome = .success(try await send(request, context: context))
             } catch {
-                if Task.isCancelled || context.interruption.isInterrupted { throw error }
+                if context.stopped != nil { throw error }
                 outcome = .failure(HTTPError.mapping(error, endpoint: context.endpoint))
             }
             guard context.isIdempotent, attempt < policy.maximumAttempts, isRetryable(outcome, policy) else {

@@ -90,9 +90,16 @@ public struct MiddlewareContext: Sendable {
     {
         do {
             return try await interruption.race(operation)
-        } catch is CancellationError where interruption.isInterrupted || Task.isCancelled {
-            throw interruption.isInterrupted
-                ? HTTPError.timedOut(endpoint: endpoint, after: timeout) : HTTPError.cancelled(endpoint: endpoint)
+        } catch let error as CancellationError {
+            throw stopped ?? error
         }
+    }
+
+    /// What the call ends with once its deadline has passed (``HTTPError/Kind/timedOut``) or its
+    /// caller was cancelled (``HTTPError/Kind/cancelled``); `nil` while neither happened.
+    var stopped: HTTPError? {
+        if interruption.isInterrupted { return .timedOut(endpoint: endpoint, after: timeout) }
+        if Task.isCancelled { return .cancelled(endpoint: endpoint) }
+        return nil
     }
 }

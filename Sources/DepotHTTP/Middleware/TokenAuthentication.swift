@@ -143,10 +143,8 @@ private final class TokenStore: Sendable {
             } onCancel: {
                 leave()
             }
-        } catch is CancellationError where context.interruption.isInterrupted || Task.isCancelled {
-            throw context.interruption.isInterrupted
-                ? HTTPError.timedOut(endpoint: context.endpoint, after: context.timeout)
-                : HTTPError.cancelled(endpoint: context.endpoint)
+        } catch let error as CancellationError {
+            throw context.stopped ?? error
         }
     }
 
