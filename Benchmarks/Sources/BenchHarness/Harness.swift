@@ -95,6 +95,29 @@ public struct BenchError: Error, CustomStringConvertible {
 }
 
 public enum BenchHarness {
+    /// The value after `name` on the command line (`--only NAME`), or nil when `name` is absent;
+    /// a flag given without its value stops the program, saying so.
+    public static func option(_ name: String, in arguments: [String] = CommandLine.arguments) -> String? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
+            usageError("\(name) needs a value")
+        }
+        return arguments[index + 1]
+    }
+
+    /// ``option(_:in:)`` as a whole number; anything else stops the program, naming the flag and value.
+    public static func intOption(_ name: String, in arguments: [String] = CommandLine.arguments) -> Int? {
+        guard let text = option(name, in: arguments) else { return nil }
+        guard let value = Int(text) else { usageError("\(name) needs a whole number, got '\(text)'") }
+        return value
+    }
+
+    /// Stops the program with `message` on standard error and exit status 2.
+    public static func usageError(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("\(CommandLine.arguments.first ?? "bench"): \(message)\n".utf8))
+        exit(2)
+    }
+
     /// The middle value (upper middle for an even count).
     public static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

@@ -286,7 +286,7 @@ func removeDatabase(_ path: String) {
 
 /// `--only NAME` runs the cases whose name contains NAME (for profiling one case); with
 /// `--exact`, only the case named exactly NAME.
-let onlyCase: String? = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+let onlyCase: String? = BenchHarness.option("--only")
 let onlyExact = CommandLine.arguments.contains("--exact")
 
 /// Whether the case `name` runs, given `--only` and `--exact`.
@@ -370,11 +370,11 @@ struct DepotBench {
         if arguments.contains("--profile") { return try await MemoryCases.profile(arguments) }
         let json = arguments.contains("--json")
         let sizes: [Int] =
-            arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) }.map { [$0] } ?? [10_000, 100_000]
+            BenchHarness.intOption("--n").map { [$0] } ?? [10_000, 100_000]
 
         // PostgreSQL joins when a server is configured (`--postgres URL` or DEPOT_POSTGRES_URL).
         let postgresURL =
-            arguments.firstIndex(of: "--postgres").map { arguments[$0 + 1] }
+            BenchHarness.option("--postgres")
             ?? ProcessInfo.processInfo.environment["DEPOT_POSTGRES_URL"]
         var postgres: PostgresCases?
         if let postgresURL { postgres = try await PostgresCases.open(url: postgresURL) }

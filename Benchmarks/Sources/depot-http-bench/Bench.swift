@@ -154,10 +154,10 @@ struct DepotHTTPBench {
         let json = arguments.contains("--json")
         // --aa: the subject is the baseline too, so the ratios show this machine's noise floor.
         let aa = arguments.contains("--aa")
-        let n = arguments.firstIndex(of: "--n").flatMap { Int(arguments[$0 + 1]) } ?? 2000
-        let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
+        let n = BenchHarness.intOption("--n") ?? 2000
+        let rounds = BenchHarness.intOption("--rounds") ?? 5
         // --only TEXT: the cases whose "transport case" name contains TEXT (e.g. "client sequential").
-        let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+        let only = BenchHarness.option("--only")
 
         var transports: [(String, any Transport)] = []
         #if canImport(AsyncHTTPClient)
@@ -179,11 +179,15 @@ struct DepotHTTPBench {
         }
 
         // --profile client|direct N: only that side, N sequential requests on AsyncHTTPClient (for perf).
-        if let index = arguments.firstIndex(of: "--profile"), let transport = transports.first?.1 {
+        if let side = BenchHarness.option("--profile"), let transport = transports.first?.1 {
+            guard side == "client" || side == "direct" else {
+                BenchHarness.usageError("--profile needs client or direct, got '\(side)'")
+            }
             let client = APIClient(baseURL: baseURL, transport: transport)
             let request = try client.makeRequest(for: Ping())
-            let count = Int(arguments[index + 2]) ?? 10_000
-            let viaClient = arguments[index + 1] == "client"
+            let count =
+                arguments.firstIndex(of: side).flatMap { Int(arguments.dropFirst($0 + 1).first ?? "") } ?? 10_000
+            let viaClient = side == "client"
             let run = try await measure(n: count, concurrency: 1) {
                 if viaClient {
                     _ = try await client.send(Ping())
@@ -193,7 +197,7 @@ struct DepotHTTPBench {
             }
             print(
                 String(
-                    format: "%@: %.0f req/s, p50 %.3f ms", arguments[index + 1],
+                    format: "%@: %.0f req/s, p50 %.3f ms", side,
                     Double(count) / run.milliseconds * 1000, run.p50))
             return
         }
