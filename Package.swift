@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -52,7 +52,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
             ]),
-        .target(name: "DepotTesting", dependencies: ["Depot"]),
+        .target(name: "DepotTesting", dependencies: ["Depot", "DepotSQL"]),
         .target(
             name: "AirportsExample",
             dependencies: [
@@ -70,7 +70,7 @@ let package = Package(
             ]),
         // A process the migration tests kill midway (not a product).
         .executableTarget(name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"]),
-        .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotTesting"]),
+        .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(
             name: "DepotSQLiteTests",

@@ -11,89 +11,10 @@ enum PostgresOperations {
         return logger
     }()
 
-    /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres with exactly the operations of
-    /// ``GeoDistance/haversineKilometers(latitude1:longitude1:latitude2:longitude2:)``, in the same
-    /// order, so distance order agrees with the other stores bit for bit. NULL without coordinates.
-    static let distanceFunction = """
-        CREATE OR REPLACE FUNCTION depot_distance(\
-        lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision) \
-        RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ \
-        SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, \
-        sin(((lat2 - lat1) * (pi() / 180.0::float8)) / 2.0::float8) \
-        * sin(((lat2 - lat1) * (pi() / 180.0::float8)) / 2.0::float8) \
-        + cos(lat1 * (pi() / 180.0::float8)) * cos(lat2 * (pi() / 180.0::float8)) \
-        * sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) \
-        * sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$
-        """
-
-    /// Runs a statement and reads (discards) whatever rows it returns.
-    static func run(_ sql: String, on connection: PostgresConnection) async throws {
-        try await run(PostgresQuery(unsafeSQL: sql), on: connection)
-    }
-
-    static func run(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
-        let rows = try await connection.query(query, logger: logger)
-        for try await _ in rows {}
-    }
-
     /// Runs a statement and returns how many rows it affected (its command tag's count).
     static func affectedRows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
         let metadata = try await connection.query(query, logger: logger, { _ in }).get()
         return metadata.rows ?? 0
-    }
-
-    /// The channel commits are announced on.
-    static let channel = "depot_commits"
-
-    /// `depot_announce_commit()`: the statement-level trigger function every Depot table carries.
-    /// It notifies ``channel`` with `schema ␟ writer ␟ table`, where `writer` is the identity a
-    /// Depot store sets for its transaction (``markWriter(_:on:)``) and empty for anyone else
-    /// (`psql`, another program). PostgreSQL delivers it when the transaction commits, once per
-    /// distinct payload, and never for a rolled-back one.
-    static let announceFunction = """
-        CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger LANGUAGE plpgsql AS $$ \
-        BEGIN \
-        PERFORM pg_notify('\(channel)', TG_TABLE_SCHEMA || chr(31) \
-        || coalesce(current_setting('depot.writer', true), '') || chr(31) || TG_TABLE_NAME); \
-        RETURN NULL; \
-        END $$
-        """
-
-    /// Gives `table` the trigger that announces its commits, unless it has it already (a table
-    /// created by an older Depot or by hand). Safe against a concurrent store doing the same.
-    static func announceTrigger(for table: String) -> String {
-        let name = SQLDialect.postgres.quote(table)
-        let literal = name.replacingOccurrences(of: "'", with: "''")
-        return """
-            DO $$ BEGIN \
-            IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '\(literal)'::regclass \
-            AND tgname = '\(channel)') THEN \
-            CREATE TRIGGER \(channel) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(name) \
-            FOR EACH STATEMENT EXECUTE FUNCTION depot_announce_commit(); \
-            END IF; \
-            EXCEPTION WHEN duplicate_object THEN NULL; \
-            END $$
-            """
-    }
-
-    /// Names this connection's transaction as `identity`'s, so the announcements its writes cause
-    /// are recognised (and skipped) by the store that made them.
-    static func markWriter(_ identity: String, on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings(capacity: 1)
-        binds.append(identity)
-        try await run(
-            PostgresQuery(unsafeSQL: "SELECT set_config('depot.writer', $1, true)", binds: binds), on: connection)
-    }
-
-    /// Separates the fields of a `NOTIFY` payload (the ASCII unit separator).
-    static let separator: Character = "\u{1F}"
-
-    /// The connection's current schema (where its tables live).
-    static func currentSchema(on connection: PostgresConnection) async throws -> String {
-        let rows = try await connection.query("SELECT current_schema()::text", logger: logger)
-        var schema = ""
-        for try await name in rows.decode(String.self) { schema = name }
-        return schema
     }
 
     /// A rendered statement with its arguments bound.
@@ -134,6 +55,128 @@ enum PostgresOperations {
             }
         }
         return count
+    }
+}
+
+/// A connection of ``PostgresEngine``: a pooled connection, lent for one read or one transaction.
+public struct PostgresEngineConnection: SQLConnection {
+    let connection: PostgresConnection
+    /// The server, for messages.
+    let address: String
+
+    /// Rows per statement in batch writes: arrays keep the parameter count at the column count,
+    /// so the limit is memory per message, not PostgreSQL's 65,535 parameters.
+    static let rowsPerStatement = 5_000
+
+    /// Runs `body`; PostgreSQL's errors arrive as ``DepotError``s.
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw PostgresErrors.map(error, address: address)
+        }
+    }
+
+    /// Runs `statement`; returns the count of its command tag (`DELETE 3`: 3).
+    @discardableResult
+    public func execute(_ statement: SQLStatement) async throws -> Int {
+        try await mapped {
+            try await PostgresOperations.affectedRows(PostgresOperations.query(statement), on: connection)
+        }
+    }
+
+    /// Runs the statements of `sql` one after another (``SQLScript/statements(_:)`` splits them).
+    public func executeScript(_ sql: String) async throws {
+        for statement in SQLScript.statements(sql) {
+            try await execute(SQLStatement(sql: statement))
+        }
+    }
+
+    /// The rows of `statement`, each column read as text.
+    public func texts(_ statement: SQLStatement) async throws -> [[String?]] {
+        try await mapped {
+            var rows: [[String?]] = []
+            for try await row in try await connection.query(
+                PostgresOperations.query(statement), logger: PostgresOperations.logger)
+            {
+                rows.append(try row.map { cell in try cell.decode(String?.self) })
+            }
+            return rows
+        }
+    }
+
+    /// Runs a `SELECT`, receives its rows, then hands them to `read` through a cursor.
+    public func scan<Result: Sendable>(
+        _ statement: SQLStatement, table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try await mapped { try await PostgresOperations.scan(statement, table: table, on: connection, read) }
+    }
+
+    /// Runs a `SELECT COUNT(*)`.
+    public func count(_ statement: SQLStatement) async throws -> Int {
+        try await mapped { try await PostgresOperations.count(statement, on: connection) }
+    }
+
+    /// Writes the batch as one array per column (``SQLRenderer/arrayWrite(into:columns:mode:)``),
+    /// 5,000 rows per statement.
+    ///
+    /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,
+    ///   which PostgreSQL text cannot store (checked before anything is sent).
+    public func write(
+        _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
+    ) async throws -> Int {
+        try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
+        let plan = renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
+        let width = rows.columns.count
+        var start = 0
+        var written = 0
+        while start < rows.count {
+            let end = min(start + Self.rowsPerStatement, rows.count)
+            let values = rows.values[(start * width)..<(end * width)]
+            var binds = PostgresBindings(capacity: plan.parameters.count)
+            for parameter in plan.parameters {
+                switch parameter {
+                case .column(let position, let type):
+                    binds.append(
+                        PostgresArrayParameter(
+                            values: values, width: width, position: position, type: type, folded: false))
+                case .folded(let position):
+                    binds.append(
+                        PostgresArrayParameter(
+                            values: values, width: width, position: position, type: .text, folded: true))
+                }
+            }
+            do {
+                written += try await PostgresOperations.affectedRows(
+                    PostgresQuery(unsafeSQL: plan.sql, binds: binds), on: connection)
+            } catch {
+                throw PostgresErrors.write(error, table: table, address: address)
+            }
+            start = end
+        }
+        return written
+    }
+
+    /// PostgreSQL text cannot hold U+0000 (SQLite can): such a value fails here, naming the row
+    /// and column, before anything of the batch is sent.
+    static func rejectNUL(_ rows: RowBatch, table: TableDescription, keyPositions: [Int]) throws {
+        let width = rows.columns.count
+        for (position, name) in rows.columns.enumerated() {
+            var index = position
+            while index < rows.values.count {
+                if case .text(let text) = rows.values[index], text.utf8.contains(0) {
+                    let row = rows.row(index / width)
+                    let key = keyPositions.map { row[row.startIndex + $0] }
+                    throw DepotError(
+                        .constraintViolation,
+                        "\(table.name) row \(TableDescription.describeKey(key)): column \(name) holds a NUL "
+                            + "character (U+0000), which PostgreSQL text cannot store",
+                        table: table.name, column: name)
+                }
+                index += width
+            }
+        }
     }
 }
 

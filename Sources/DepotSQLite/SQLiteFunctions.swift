@@ -69,7 +69,7 @@ enum SQLiteFunctions {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// `COLLATE depot_decimal`: orders exact decimals stored as text by value.
-    static let decimal = DatabaseCollation("depot_decimal") { left, right in
+    static let decimal = DatabaseCollation(SQLFunctions.decimalCollation) { left, right in
         let posix = Locale(identifier: "en_US_POSIX")
         guard let a = Decimal(string: left, locale: posix), let b = Decimal(string: right, locale: posix) else {
             return left < right ? .orderedAscending : (left == right ? .orderedSame : .orderedDescending)
@@ -79,8 +79,8 @@ enum SQLiteFunctions {
 
     static func register(in db: Database) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(db.sqliteConnection, "depot_fold", 1, flags, nil, fold, nil, nil, nil)
-        sqlite3_create_function_v2(db.sqliteConnection, "depot_distance", 4, flags, nil, distance, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.fold, 1, flags, nil, fold, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.distance, 4, flags, nil, distance, nil, nil, nil)
         db.add(collation: decimal)
     }
 }

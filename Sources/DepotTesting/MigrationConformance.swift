@@ -1,4 +1,5 @@
 import Depot
+import DepotSQL
 import Synchronization
 import Testing
 
@@ -376,7 +377,7 @@ public enum MigrationConformance {
                         .sql(
                             sqlite: "INSERT INTO ports (code, name, elevation) VALUES ('ENGM', 'Oslo', 681)",
                             postgres:
-                                "INSERT INTO ports (code, name, \"name#folded\", elevation) VALUES ('ENGM', 'Oslo', 'oslo', 681)"
+                                "INSERT INTO ports (code, name, \(SQLDialect.postgres.quote(SQLDialect.foldedColumn("name"))), elevation) VALUES ('ENGM', 'Oslo', 'oslo', 681)"
                         )
                     ]),
             ])

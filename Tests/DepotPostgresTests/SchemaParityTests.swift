@@ -18,12 +18,12 @@ struct SchemaParityTests {
             for target in [migrations.latestVersion, 2, migrations.latestVersion] {
                 try await sqlite.migrate(migrations, to: target)
                 try await postgres.migrate(migrations, to: target)
-                let left = try await SQLMigrator.introspect(on: sqlite)
-                let right = try await SQLMigrator.introspect(on: postgres)
+                let left = try await sqlite.introspect()
+                let right = try await postgres.introspect()
                 #expect(left == right, "at version \(target):\nSQLite:\n\(left)\nPostgreSQL:\n\(right)")
                 #expect(left.tables.map(\.name).contains("depot_migrations"))
             }
-            let latest = try await SQLMigrator.introspect(on: sqlite)
+            let latest = try await sqlite.introspect()
             #expect(latest.tables.contains { !$0.indexes.isEmpty }, "the list builds an index: \(latest)")
         }
     }

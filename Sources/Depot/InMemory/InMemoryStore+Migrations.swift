@@ -7,12 +7,11 @@ extension InMemoryStore: MigratableStore {
     public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
-        try await MigrationRunner.migrate(
-            migrations, to: target, on: self, sessions: Self.session, progress: progress)
+        try await MigrationRunner.migrate(migrations, to: target, on: self, progress: progress)
     }
 
     public func appliedMigrations() async throws -> [AppliedMigration] {
-        try await MigrationRunner.applied(on: self, sessions: Self.session)
+        try await MigrationRunner.applied(on: self)
     }
 
     public func checkSchema(of entities: [any Entity.Type]) async throws {
@@ -23,41 +22,35 @@ extension InMemoryStore: MigratableStore {
     }
 
     public func eraseDatabase() async throws {
-        try await transaction { writer in
-            try Self.session(writer).withActive { state in
+        try await withMigrationSession { writer in
+            try writer.withActive { state in
                 state.touched.formUnion(state.database.tables.keys)
                 state.database = InMemoryDatabase()
             }
         }
     }
 
-    private static func session(_ writer: any StoreWriter) throws -> InMemoryWriter {
-        guard let writer = writer as? InMemoryWriter else {
-            throw DepotError(.migration, "this transaction does not belong to an in-memory store")
-        }
-        return writer
-    }
 }
 
 extension InMemoryWriter: MigrationSession {
     /// Transactions of the in-memory store are serialized already.
-    func lockForMigration() async throws {}
+    package func lockForMigration() async throws {}
 
-    func readLedger() async throws -> [AppliedMigration] {
+    package func readLedger() async throws -> [AppliedMigration] {
         try withActive { $0.database.ledger }
     }
 
-    func record(_ step: Migration, version: Int) async throws {
+    package func record(_ step: Migration, version: Int) async throws {
         try withActive { state in
             state.database.ledger.append(AppliedMigration(version: version, name: step.name, checksum: step.checksum))
         }
     }
 
-    func unrecord(version: Int) async throws {
+    package func unrecord(version: Int) async throws {
         try withActive { state in state.database.ledger.removeAll { $0.version == version } }
     }
 
-    func apply(_ operation: MigrationOperation) async throws {
+    package func apply(_ operation: MigrationOperation) async throws {
         switch operation.action {
         case .data(_, let body):
             try await body(Transaction(writer: self))

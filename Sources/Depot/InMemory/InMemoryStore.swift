@@ -12,7 +12,7 @@ import Synchronization
 /// let airports = store.repository(Airport.self)
 /// try await airports.upsert(list)
 /// ```
-public final class InMemoryStore: Store {
+public final class InMemoryStore: Store, MigrationTransactions {
     private let committed = Mutex(InMemoryDatabase())
     private let writeLock = AsyncLock()
     private let broadcaster = CommitBroadcaster()
@@ -32,6 +32,13 @@ public final class InMemoryStore: Store {
 
     public func transaction<T: Sendable>(
         _ body: @Sendable (any StoreWriter) async throws -> T
+    ) async throws -> T {
+        try await withMigrationSession { writer in try await body(writer) }
+    }
+
+    /// ``transaction(_:)`` with the writer's own type (what migrations run on).
+    package func withMigrationSession<T: Sendable>(
+        _ body: @Sendable (InMemoryWriter) async throws -> T
     ) async throws -> T {
         await writeLock.lock()
         defer { writeLock.unlock() }
@@ -205,7 +212,7 @@ struct InMemoryDatabase: Sendable {
 }
 
 /// A transaction of the in-memory store: a working copy of the tables, and the tables touched.
-final class InMemoryWriter: StoreWriter {
+package final class InMemoryWriter: StoreWriter {
     struct State {
         var database: InMemoryDatabase
         var touched: Set<String> = []
@@ -235,17 +242,17 @@ final class InMemoryWriter: StoreWriter {
         }
     }
 
-    func scan<Result: Sendable>(
+    package func scan<Result: Sendable>(
         _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
         try withActive { $0.database }.scan(query, read)
     }
 
-    func count(_ query: SelectQuery) async throws -> Int {
+    package func count(_ query: SelectQuery) async throws -> Int {
         try withActive { $0.database }.count(query)
     }
 
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
+    package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try withActive { state in
             if table.writeChangesNothing(rows, mode: mode) {
                 _ = try table.keyPositions(inWrite: rows.columns)  // still refuse a malformed batch
@@ -259,7 +266,7 @@ final class InMemoryWriter: StoreWriter {
         }
     }
 
-    func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
+    package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try withActive { state in
             let removed = try state.database.delete(from: table, where: predicate)
             if removed > 0 { state.touched.insert(table.name) }
@@ -267,7 +274,7 @@ final class InMemoryWriter: StoreWriter {
         }
     }
 
-    func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
+    package func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         let snapshot = try withActive { $0 }
         do {
             return try await body(self)

@@ -13,6 +13,20 @@ public struct IndexDescription: Sendable, Hashable {
     }
 }
 
+/// A raw SQL script for one SQL dialect, by the dialect's name.
+public struct RawSQL: Sendable, Hashable {
+    /// The dialect's name (DepotSQL's `SQLDialect.name`: `sqlite`, `postgres`).
+    public var dialect: String
+    /// The script; `nil` when the step has none for this dialect.
+    public var script: String?
+
+    /// A script for `dialect`.
+    public init(dialect: String, script: String?) {
+        self.dialect = dialect
+        self.script = script
+    }
+}
+
 /// One change a ``Migration`` makes. Every store carries each one out the same way; where the
 /// engine cannot alter a table in place (SQLite changing a column's type or nullability), the
 /// store rebuilds the table itself: new table, copy, drop, rename, indexes recreated.
@@ -28,7 +42,9 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case alterColumn(table: String, column: TableDescription.ColumnDescription)
         case createIndex(IndexDescription)
         case dropIndex(name: String)
-        case sql(sqlite: String?, postgres: String?)
+        /// Raw SQL scripts, one per dialect by the dialect's name (a SQL store runs the one for its
+        /// dialect, and fails the step when it has none).
+        case sql(scripts: [RawSQL])
         case data(label: String, body: @Sendable (Transaction) async throws -> Void)
     }
 
@@ -82,10 +98,11 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// Drops an index.
     public static func dropIndex(_ name: String) -> Self { Self(.dropIndex(name: name)) }
 
-    /// Raw SQL per dialect (statements separated by `;`). A store whose dialect has no text
-    /// fails the step, naming it.
-    public static func sql(sqlite: String? = nil, postgres: String? = nil) -> Self {
-        Self(.sql(sqlite: sqlite, postgres: postgres))
+    /// Raw SQL, one script per dialect (statements separated by `;`, run as the engine splits
+    /// them). A store whose dialect has no script fails the step, naming it. DepotSQL's
+    /// `sql(sqlite:postgres:)` spells the dialects out.
+    public static func sql(_ scripts: [RawSQL]) -> Self {
+        Self(.sql(scripts: scripts))
     }
 
     /// A data step: reads and writes rows through repositories inside the step's transaction.
@@ -126,7 +143,8 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
             return "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table) "
                 + "(\(index.columns.joined(separator: ", ")))"
         case .dropIndex(let name): return "drop index \(name)"
-        case .sql(let sqlite, let postgres): return "sql sqlite: \(sqlite ?? "-") postgres: \(postgres ?? "-")"
+        case .sql(let scripts):
+            return "sql " + scripts.map { "\($0.dialect): \($0.script ?? "-")" }.joined(separator: " ")
         case .data(let label, _): return "data \(label)"
         }
     }

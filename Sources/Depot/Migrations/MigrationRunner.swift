@@ -13,14 +13,20 @@ package protocol MigrationSession: Sendable {
     func apply(_ operation: MigrationOperation) async throws
 }
 
+/// A store's transactions as migrations run them: each one hands the store's own
+/// ``MigrationSession``, typed, so no store has to downcast a writer to reach its session.
+package protocol MigrationTransactions: Sendable {
+    associatedtype Session: MigrationSession
+    /// Runs `body` in one transaction of the store, with the session on it.
+    func withMigrationSession<T: Sendable>(_ body: @Sendable (Session) async throws -> T) async throws -> T
+}
+
 /// Runs ``Migrations`` on any store that gives a ``MigrationSession``: the order, the ledger
 /// checks, one transaction per step with the lock taken and the ledger read again under it.
 /// The same driver for every store, so every store refuses, skips and reports alike.
 package enum MigrationRunner {
-    package typealias Sessions = @Sendable (any StoreWriter) throws -> any MigrationSession
-
     package static func migrate(
-        _ migrations: Migrations, to target: Int?, on store: some Store, sessions: @escaping Sessions,
+        _ migrations: Migrations, to target: Int?, on store: some MigrationTransactions,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         let target = target ?? migrations.latestVersion
@@ -30,8 +36,8 @@ package enum MigrationRunner {
                 "cannot migrate to version \(target): the steps given reach versions 0 to "
                     + "\(migrations.latestVersion)")
         }
-        let start = try await store.transaction { writer in
-            let rows = try await sessions(writer).readLedger()
+        let start = try await store.withMigrationSession { session in
+            let rows = try await session.readLedger()
             try check(rows, against: migrations)
             return rows.count
         }
@@ -40,7 +46,7 @@ package enum MigrationRunner {
         if start < target {
             for version in (start + 1)...target {
                 let step = migrations.steps[version - 1]
-                if try await run(step, version: version, up: true, migrations: migrations, on: store, sessions) {
+                if try await run(step, version: version, up: true, migrations: migrations, on: store) {
                     done.append(step.name)
                 }
                 progress?(MigrationProgress(done: version - start, total: total, step: step.name))
@@ -48,7 +54,7 @@ package enum MigrationRunner {
         } else if start > target {
             for version in stride(from: start, to: target, by: -1) {
                 let step = migrations.steps[version - 1]
-                if try await run(step, version: version, up: false, migrations: migrations, on: store, sessions) {
+                if try await run(step, version: version, up: false, migrations: migrations, on: store) {
                     done.append(step.name)
                 }
                 progress?(MigrationProgress(done: start - version + 1, total: total, step: step.name))
@@ -58,20 +64,18 @@ package enum MigrationRunner {
     }
 
     /// The ledger as it stands.
-    package static func applied(on store: some Store, sessions: @escaping Sessions) async throws -> [AppliedMigration] {
-        try await store.transaction { writer in try await sessions(writer).readLedger() }
+    package static func applied(on store: some MigrationTransactions) async throws -> [AppliedMigration] {
+        try await store.withMigrationSession { session in try await session.readLedger() }
     }
 
     /// Applies (or reverts) one step with its ledger row in one transaction, after taking the
     /// migration lock and reading the ledger again: a step another process applied meanwhile is
     /// skipped (returns false).
     static func run(
-        _ step: Migration, version: Int, up: Bool, migrations: Migrations, on store: some Store,
-        _ sessions: @escaping Sessions
+        _ step: Migration, version: Int, up: Bool, migrations: Migrations, on store: some MigrationTransactions
     ) async throws -> Bool {
         do {
-            return try await store.transaction { writer in
-                let session = try sessions(writer)
+            return try await store.withMigrationSession { session in
                 try await session.lockForMigration()
                 let rows = try await session.readLedger()
                 try check(rows, against: migrations)

@@ -28,7 +28,7 @@ final class ObservationHub: Sendable {
 
     /// The hub of `store`, created on first use and released with its last observer.
     static func hub(for store: any Store) -> ObservationHub {
-        let id = ObjectIdentifier(store as AnyObject)
+        let id = ObjectIdentifier(store)
         return registry.withLock { hubs in
             if let hub = hubs[id]?.hub { return hub }
             let hub = ObservationHub(store: store)

@@ -1,10 +1,14 @@
-/// How a ``SelectQuery`` locks the rows it reads (PostgreSQL's `FOR KEY SHARE` and `FOR UPDATE`).
+/// What the rows a ``SelectQuery`` reads inside a transaction are protected for, until the
+/// transaction ends, on a store whose transactions run side by side. A store that runs one
+/// writer at a time has nothing to lock and ignores it.
 public enum RowLock: Sendable, Hashable {
-    /// The rows' keys stay as they are until the transaction ends: no other transaction can
-    /// remove them or change their key meanwhile (it waits), though it may change other columns.
-    case keyShare
-    /// The rows are about to change or go: other transactions locking them wait.
-    case update
+    /// The rows a write refers to: their keys stay as they are until the transaction ends (no
+    /// other transaction may remove them or change their key meanwhile), though other columns may
+    /// change.
+    case referenced
+    /// The rows a removal takes: no other transaction may lock, change or remove them until the
+    /// transaction ends.
+    case removed
 }
 
 /// A query as stores see it: which table, which rows, in which order, how many.
@@ -23,7 +27,7 @@ public struct SelectQuery: Sendable, Hashable {
     /// per-parent limit on included rows compiles to); applied before ``offset`` and ``limit``.
     public var limitPerGroup: GroupLimit?
     /// Rows the query locks until its transaction ends, on a store whose transactions run side
-    /// by side (PostgreSQL); stores that run one writer at a time ignore it. Referential checks
+    /// by side; stores that run one writer at a time ignore it. Referential checks
     /// use it so that a concurrent transaction cannot remove a row between the check and the
     /// commit.
     public var lock: RowLock?

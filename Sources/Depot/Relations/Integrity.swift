@@ -18,7 +18,7 @@ enum Integrity {
             // The parents found stay until this transaction ends: a concurrent removal waits for it
             // (and then sees the new children), or, already under way, makes this check wait and fail.
             var parents = SelectQuery(table: parent, predicate: .isIn(column: key.parentColumn, Array(firstRow.keys)))
-            parents.lock = .keyShare
+            parents.lock = .referenced
             var found = Set(try await writer.fetch(parents) { $0[parentKey] })
             if parent.name == key.childTable.name, let keyPosition = batch.columns.firstIndex(of: key.parentColumn) {
                 for row in 0..<batch.count { found.insert(batch.values[row * width + keyPosition]) }
@@ -66,7 +66,7 @@ enum Integrity {
         // Locked before the dependents are read: a transaction adding a child waits for this one
         // and fails, or this one waits for it and then sees the child.
         var matching = SelectQuery(table: table, predicate: predicate)
-        matching.lock = .update
+        matching.lock = .removed
         let matched = try await writer.fetch(matching) { $0[keyIndex] }
         var seen = removing.keys[table.name, default: []]
         let keys = matched.filter { seen.insert($0).inserted }

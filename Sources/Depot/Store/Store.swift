@@ -46,7 +46,7 @@ public protocol StoreWriter: StoreReader {
 /// A store receives descriptions, never closures over rows: queries, batches of rows, and (later)
 /// migration steps. Every committed transaction is announced through ``commits()`` with the
 /// tables it touched, so observers re-query only what could have changed.
-public protocol Store: StoreReader {
+public protocol Store: AnyObject, StoreReader {
     /// Runs `body` in one transaction: all its writes commit together, or none if it throws.
     /// Transactions are serialized; reads outside them see only committed data.
     func transaction<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T

@@ -1,4 +1,5 @@
 import Depot
+import DepotSQL
 import DepotTesting
 import Testing
 

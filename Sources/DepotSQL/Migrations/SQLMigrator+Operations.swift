@@ -60,13 +60,11 @@ extension SQLMigrator {
                     + index.columns.map(q).joined(separator: ", ") + ")")
         case .dropIndex(let name):
             try await session.execute("DROP INDEX \(q(name))")
-        case .sql(let sqlite, let postgres):
-            guard let text = dialect == .sqlite ? sqlite : postgres else {
-                throw DepotError(.migration, "the step has no SQL for \(dialect == .sqlite ? "SQLite" : "PostgreSQL")")
+        case .sql(let scripts):
+            guard let text = scripts.first(where: { $0.dialect == dialect.name })?.script else {
+                throw DepotError(.migration, "the step has no SQL for \(dialect.displayName)")
             }
-            for statement in text.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
-                try await session.execute(String(statement))
-            }
+            try await session.executeScript(text)
         case .data(_, let body):
             try await body(Transaction(writer: writer))
         }
@@ -109,26 +107,10 @@ extension SQLMigrator {
         return stored
     }
 
-    /// The stored columns of `table`: name, declared type, NOT NULL, primary-key position (0: none).
-    static func columns(of table: String, _ session: any SQLMigrationSession) async throws
-        -> [(name: String, type: String, notNull: Bool, key: Int, defaultSQL: String?)]
-    {
-        let statement: SQLStatement
-        switch session.dialect {
-        case .sqlite:
-            statement = SQLStatement(
-                sql: "SELECT name, type, \"notnull\", pk, dflt_value FROM pragma_table_info(?) ORDER BY cid",
-                arguments: [.text(table)])
-        case .postgres:
-            statement = SQLStatement(
-                sql:
-                    "SELECT column_name::text, data_type::text, CASE WHEN is_nullable = 'NO' THEN '1' ELSE '0' END, '0' "
-                    + "FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 "
-                    + "ORDER BY ordinal_position", arguments: [.text(table)])  // (defaults: ALTER keeps them)
-        }
-        return try await session.texts(statement).map { row in
-            (row[0] ?? "", row[1] ?? "", row[2] == "1", Int(row[3] ?? "0") ?? 0, row.count > 4 ? row[4] : nil)
-        }
+    /// The stored columns of `table`, as the catalog describes them (empty: no such table).
+    static func columns(of table: String, _ session: any SQLMigrationSession) async throws -> [CatalogColumn] {
+        SQLRenderer.catalogColumns(
+            try await session.texts(SQLRenderer(dialect: session.dialect).catalogColumns(of: table)))
     }
 
     /// Changes a column's type or nullability: `ALTER COLUMN` on PostgreSQL; on SQLite, which
@@ -180,9 +162,9 @@ extension SQLMigrator {
                     return q(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
                 }
                 return q(existing.name) + " " + existing.type
-                    + (existing.defaultSQL.map { " DEFAULT " + $0 } ?? "") + (existing.notNull ? " NOT NULL" : "")
+                    + (existing.defaultSQL.map { " DEFAULT " + $0 } ?? "") + (existing.isNotNull ? " NOT NULL" : "")
             }
-            let key = stored.filter { $0.key > 0 }.sorted { $0.key < $1.key }.map { q($0.name) }
+            let key = stored.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }.map { q($0.name) }
             if !key.isEmpty { parts.append("PRIMARY KEY (" + key.joined(separator: ", ") + ")") }
             try await session.execute("CREATE TABLE \(q(rebuilt)) (" + parts.joined(separator: ", ") + ")")
             let names = stored.map { q($0.name) }.joined(separator: ", ")

@@ -61,7 +61,7 @@ public struct SQLRenderer: Sendable {
         sql += limitClause(limit: query.limit, offset: query.offset)
         // SQLite runs one writer at a time: nothing to lock.
         if dialect == .postgres, let lock = query.lock, query.limitPerGroup == nil {
-            sql += lock == .update ? " FOR UPDATE" : " FOR KEY SHARE"
+            sql += lock == .removed ? " FOR UPDATE" : " FOR KEY SHARE"
         }
         return SQLStatement(sql: sql, arguments: builder.values)
     }
@@ -257,7 +257,7 @@ public struct SQLRenderer: Sendable {
     private func operand(_ column: String, _ table: TableDescription) -> String {
         let type = table.columns.first { $0.name == column }?.type
         switch (dialect, type) {
-        case (.sqlite, .decimal?): return "\(quote(column)) COLLATE depot_decimal"
+        case (.sqlite, .decimal?): return "\(quote(column)) COLLATE \(SQLFunctions.decimalCollation)"
         case (.postgres, .text?), (.postgres, .url?): return "\(quote(column)) COLLATE \"C\""
         default: return quote(column)
         }
@@ -271,7 +271,7 @@ public struct SQLRenderer: Sendable {
         let subject: String
         switch (dialect, caseInsensitive) {
         case (_, false): subject = quote(column)
-        case (.sqlite, true): subject = "depot_fold(\(quote(column)))"
+        case (.sqlite, true): subject = "\(SQLFunctions.fold)(\(quote(column)))"
         case (.postgres, true): subject = quote(SQLDialect.foldedColumn(column))
         }
         switch (dialect, op) {
@@ -307,7 +307,7 @@ public struct SQLRenderer: Sendable {
         case .distance(let latitude, let longitude, let point):
             let lat = arguments.add(.double(point.latitude))
             let lon = arguments.add(.double(point.longitude))
-            return "depot_distance(\(lat), \(lon), \(quote(latitude)), \(quote(longitude))) NULLS LAST"
+            return "\(SQLFunctions.distance)(\(lat), \(lon), \(quote(latitude)), \(quote(longitude))) NULLS LAST"
         }
     }
 }

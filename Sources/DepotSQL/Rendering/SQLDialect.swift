@@ -1,4 +1,5 @@
 import Depot
+import Foundation
 
 /// The SQL flavour a statement is rendered in.
 public enum SQLDialect: Sendable, Hashable {
@@ -7,6 +8,12 @@ public enum SQLDialect: Sendable, Hashable {
     case sqlite
     /// PostgreSQL 13 or later.
     case postgres
+
+    /// The dialect's name in raw SQL migration steps (``RawSQL/dialect``): `sqlite`, `postgres`.
+    public var name: String { self == .sqlite ? "sqlite" : "postgres" }
+
+    /// The engine's name in messages: `SQLite`, `PostgreSQL`.
+    public var displayName: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
 
     /// The declared column type for a storage type.
     ///
@@ -37,6 +44,22 @@ public enum SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// How the engine's catalog spells a Depot type when asked about a stored column (PostgreSQL's
+    /// `information_schema` says `timestamp with time zone` for `timestamptz`).
+    public func catalogTypeName(_ type: ColumnType) -> String {
+        let name = typeName(type)
+        return self == .postgres && name == "timestamptz" ? "timestamp with time zone" : name
+    }
+
+    /// The Depot type a catalog's declared type stands for, by its ``ColumnType/rawValue`` (the
+    /// catalog's own spelling when none does). `url` reads as `text`: PostgreSQL stores both as text.
+    public func depotTypeName(fromCatalog name: String) -> String {
+        for type in ColumnType.allCases where catalogTypeName(type).caseInsensitiveCompare(name) == .orderedSame {
+            return type == .url ? ColumnType.text.rawValue : type.rawValue
+        }
+        return name
+    }
+
     /// The name of the column holding the case-folded copy of text column `name`.
     ///
     /// PostgreSQL has no function equal to ``TextFolding/fold(_:)`` (`lower()` depends on the
@@ -61,20 +84,4 @@ public enum SQLDialect: Sendable, Hashable {
     public func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
-}
-
-/// SQL text and the values bound to its parameters, in order.
-public struct SQLStatement: Sendable, Hashable, CustomStringConvertible {
-    /// The SQL, with `?` (SQLite) or `$n` (PostgreSQL) placeholders.
-    public var sql: String
-    /// The bound values.
-    public var arguments: [StoredValue]
-
-    public init(sql: String, arguments: [StoredValue] = []) {
-        self.sql = sql
-        self.arguments = arguments
-    }
-
-    /// The SQL and the number of arguments; the values are not shown (they may be secrets).
-    public var description: String { "\(sql) [\(arguments.count) argument(s)]" }
 }

@@ -1,11 +1,12 @@
+import Depot
 import Synchronization
 
 /// What the writer of an open transaction keeps, the same for every SQL store: whether it is
 /// still usable, the tables it wrote (announced on commit) and created (remembered on commit),
 /// and its savepoints.
-package final class WriterBookkeeping: Sendable {
+final class WriterBookkeeping: Sendable {
     /// The tables written and created up to a savepoint, restored when it rolls back.
-    package struct Mark: Sendable {
+    struct Mark: Sendable {
         let touched: Set<String>
         let created: Set<TableDescription>
     }
@@ -18,11 +19,11 @@ package final class WriterBookkeeping: Sendable {
     }
     private let state = Mutex(State())
 
-    package init() {}
+    init() {}
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
     @discardableResult
-    package func end() -> (touched: Set<String>, created: Set<TableDescription>) {
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
         state.withLock { state in
             state.isActive = false
             return (state.touched, state.created)
@@ -30,7 +31,7 @@ package final class WriterBookkeeping: Sendable {
     }
 
     /// Throws `.transaction` once the transaction has ended.
-    package func checkActive() throws {
+    func checkActive() throws {
         try state.withLock { state in
             guard state.isActive else {
                 throw DepotError(.transaction, "the transaction was used after it ended")
@@ -38,20 +39,20 @@ package final class WriterBookkeeping: Sendable {
         }
     }
 
-    package func touched(_ table: String) {
+    func touched(_ table: String) {
         state.withLock { _ = $0.touched.insert(table) }
     }
 
-    package func created(_ table: TableDescription) {
+    func created(_ table: TableDescription) {
         state.withLock { _ = $0.created.insert(table) }
     }
 
-    package func hasCreated(_ table: TableDescription) -> Bool {
+    func hasCreated(_ table: TableDescription) -> Bool {
         state.withLock { $0.created.contains(table) }
     }
 
     /// A new savepoint's name (`depot_1`, `depot_2`, …) and the mark to restore if it rolls back.
-    package func savepoint() -> (name: String, mark: Mark) {
+    func savepoint() -> (name: String, mark: Mark) {
         state.withLock { state in
             state.savepoints += 1
             return ("depot_\(state.savepoints)", Mark(touched: state.touched, created: state.created))
@@ -59,7 +60,7 @@ package final class WriterBookkeeping: Sendable {
     }
 
     /// Forgets what was written and created since `mark`'s savepoint.
-    package func rollBack(to mark: Mark) {
+    func rollBack(to mark: Mark) {
         state.withLock { state in
             state.touched = mark.touched
             state.created = mark.created

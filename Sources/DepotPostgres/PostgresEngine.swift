@@ -1,0 +1,311 @@
+import Depot
+import DepotSQL
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// PostgreSQL as ``SQLStore`` drives it: PostgresNIO's connection pool, Depot's functions
+/// installed once per store, and `LISTEN`/`NOTIFY` for commits made by others.
+///
+/// Use it through ``PostgresStore``: `try PostgresStore(url: "postgres://app@127.0.0.1/app")`.
+public final class PostgresEngine: SQLEngine {
+    /// Where and how to connect.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var username: String
+        public var password: String?
+        public var database: String?
+        /// The PostgreSQL schema (namespace) Depot's tables live in; created if missing. `nil`
+        /// uses the server's search path (usually `public`).
+        public var schema: String?
+        /// The most connections the pool opens (at least one).
+        public var maximumConnections: Int = 20
+        /// How long an operation waits for a connection before failing with a `.connection` error.
+        public var connectTimeout: Duration = .seconds(10)
+        /// TLS for the connection (PostgresNIO's setting); plain TCP by default.
+        public var tls: PostgresClient.Configuration.TLS = .disable
+
+        public init(
+            host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil,
+            schema: String? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.schema = schema
+        }
+
+        /// A configuration from a `postgres://user:password@host:port/database` URL; the query
+        /// item `schema` sets ``schema``.
+        ///
+        /// - Throws: ``DepotError`` of kind `.connection` naming what is missing or malformed.
+        public init(url: String) throws {
+            guard let components = URLComponents(string: url),
+                components.scheme == "postgres" || components.scheme == "postgresql"
+            else {
+                throw DepotError(.connection, "'\(Self.redacted(url))' is not a postgres:// URL")
+            }
+            guard let host = components.host, !host.isEmpty else {
+                throw DepotError(.connection, "the URL '\(Self.redacted(url))' names no host")
+            }
+            guard let user = components.user, !user.isEmpty else {
+                throw DepotError(.connection, "the URL '\(Self.redacted(url))' names no user")
+            }
+            let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            self.init(
+                host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user,
+                password: components.password.map { $0.removingPercentEncoding ?? $0 },
+                database: path.isEmpty ? nil : path,
+                schema: components.queryItems?.first { $0.name == "schema" }?.value)
+        }
+
+        /// `url` with its password replaced by `***`, for messages and logs.
+        public static func redacted(_ url: String) -> String {
+            guard var components = URLComponents(string: url), components.password != nil else { return url }
+            components.password = "***"
+            return components.string ?? url
+        }
+
+        var address: String { "\(host):\(port)" + (database.map { "/\($0)" } ?? "") }
+    }
+
+    /// The configuration the engine connects with.
+    public let configuration: Configuration
+    let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    /// Whether the schema and functions are in place.
+    private let isPrepared = Mutex(false)
+    private let prepareLock = AsyncLock()
+    /// This store's name in `NOTIFY` payloads, so it ignores its own commits.
+    let identity = UUID().uuidString
+    let listener = Mutex<Task<Void, Never>?>(nil)
+    /// Whether the listener's `LISTEN` is in force.
+    let listening = ListeningFlag()
+
+    /// Connects to the server `configuration` names. Connections open on first use; an
+    /// unreachable server surfaces as a `.connection` error from the first operation.
+    init(configuration: Configuration) {
+        self.configuration = configuration
+        var settings = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: configuration.tls)
+        settings.options.maximumConnections = max(1, configuration.maximumConnections)
+        settings.options.connectTimeout = configuration.connectTimeout
+        if let schema = configuration.schema {
+            settings.options.additionalStartupParameters = [("search_path", SQLDialect.postgres.quote(schema))]
+        }
+        client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
+        let client = client
+        runTask = Task { await client.run() }
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
+        runTask.cancel()
+    }
+
+    /// Closes the pool's connections. Later operations fail.
+    func close() async {
+        listener.withLock { $0?.cancel() }
+        runTask.cancel()
+        await runTask.value
+    }
+
+    /// ``SQLDialect/postgres``.
+    public var dialect: SQLDialect { .postgres }
+
+    // MARK: - Connections
+
+    /// Lends a pooled connection; retries once on a connection the server closed (after a
+    /// restart, idle pooled connections are stale).
+    public func withReader<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
+    ) async throws -> T {
+        try await withConnection(retryingClosed: true) { connection in
+            try await body(PostgresEngineConnection(connection: connection, address: self.configuration.address))
+        }
+    }
+
+    /// Lends a pooled connection for one transaction.
+    public func withWriter<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
+    ) async throws -> T {
+        try await withConnection { connection in
+            try await body(PostgresEngineConnection(connection: connection, address: self.configuration.address))
+        }
+    }
+
+    /// Runs `body` on a pooled connection, failing with a `.connection` error when none can be
+    /// had within ``Configuration/connectTimeout``. Reads retry once on a connection the server
+    /// closed (after a restart, idle pooled connections are stale).
+    func withConnection<T: Sendable>(
+        retryingClosed: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await leased(body)
+        } catch let error as DepotError where retryingClosed && error.kind == .connection {
+            // `leased` has already named the failure; the cause tells a stale connection apart.
+            guard let cause = error.underlying as? PSQLError,
+                cause.code == .serverClosedConnection || cause.code == .clientClosedConnection
+            else { throw error }
+            return try await leased(body)
+        }
+    }
+
+    private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws
+        -> T
+    {
+        let started = StartFlag()
+        let client = client
+        let timeout = configuration.connectTimeout
+        let address = configuration.address
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        started.value.store(true, ordering: .sequentiallyConsistent)
+                        return try await body(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    if started.value.load(ordering: .sequentiallyConsistent) { return nil }
+                    throw DepotError(
+                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)")
+                }
+                while let outcome = try await group.next() {
+                    if let value = outcome {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw CancellationError()
+            }
+        } catch {
+            // Before a connection is in hand every failure is about reaching the server; after,
+            // the body's own errors pass through and PostgreSQL's are named.
+            if !started.value.load(ordering: .sequentiallyConsistent), !(error is DepotError),
+                !(error is CancellationError), !(error is PSQLError)
+            {
+                throw DepotError(
+                    .connection, "PostgreSQL at \(address) could not be reached: \(error)", underlying: error)
+            }
+            throw PostgresErrors.map(error, address: address)
+        }
+    }
+
+    // MARK: - What Depot installs
+
+    /// Creates the configured schema and Depot's functions, once per store
+    /// (``SQLRenderer/postgresSetup(schema:)``).
+    public func prepare() async throws {
+        if isPrepared.withLock({ $0 }) { return }
+        await prepareLock.lock()
+        defer { prepareLock.unlock() }
+        if isPrepared.withLock({ $0 }) { return }
+        let setup = SQLRenderer.postgresSetup(schema: configuration.schema)
+        let renderer = SQLRenderer(dialect: .postgres)
+        try await withWriter { connection in
+            try await connection.execute(renderer.begin)
+            do {
+                for statement in setup { try await connection.execute(statement) }
+                try await connection.execute(renderer.commit)
+            } catch {
+                _ = try? await connection.execute(renderer.rollback)
+                throw error
+            }
+        }
+        isPrepared.withLock { $0 = true }
+    }
+
+    /// Forgets that the schema and functions are in place (after the schema was dropped).
+    func unprepare() {
+        isPrepared.withLock { $0 = false }
+    }
+
+    /// Names this store as the transaction's writer, so the announcements its writes cause are
+    /// recognised (and skipped) by this store's listener.
+    public func transactionBegan(on connection: PostgresEngineConnection) async throws {
+        try await connection.execute(SQLRenderer.postgresMarkWriter(identity))
+    }
+
+    /// Gives `table` the trigger that announces its commits (``SQLRenderer/postgresAnnounceTrigger(for:)``).
+    public func adopt(_ table: TableDescription, on connection: PostgresEngineConnection) async throws {
+        try await connection.execute(SQLRenderer.postgresAnnounceTrigger(for: table.name))
+    }
+
+    /// Always `false`: PostgreSQL reads see tables as soon as they are committed.
+    public func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool { false }
+
+    // MARK: - Commits of others
+
+    /// Listens on ``SQLFunctions/commitChannel`` (one pooled connection) and publishes commits that
+    /// other stores and other sessions make to this store's schema.
+    public func watchExternalCommits(_ broadcaster: CommitBroadcaster) {
+        listener.withLock { task in
+            guard task == nil else { return }
+            let parts = ListenerParts(client: client, identity: identity, broadcaster: broadcaster, flag: listening)
+            task = Task {
+                while !Task.isCancelled {
+                    try? await Self.listen(parts)
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+            }
+        }
+    }
+
+    private struct ListenerParts: Sendable {
+        let client: PostgresClient
+        let identity: String
+        let broadcaster: CommitBroadcaster
+        let flag: ListeningFlag
+    }
+
+    /// Listens on the channel until the connection is lost, publishing other stores' commits to
+    /// this store's schema.
+    private static func listen(_ parts: ListenerParts) async throws {
+        try await parts.client.withConnection { connection in
+            var schema = ""
+            let rows = try await connection.query(
+                PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
+            for try await name in rows.decode(String.self) { schema = name }
+            try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
+                parts.flag.value.withLock { $0 = true }
+                defer { parts.flag.value.withLock { $0 = false } }
+                for try await notification in notifications {
+                    // schema, writing store (empty outside Depot), table: commits to this schema
+                    // by anyone but this store.
+                    let fields = notification.payload.split(
+                        separator: SQLFunctions.payloadSeparator, maxSplits: 2, omittingEmptySubsequences: false)
+                    guard fields.count == 3, fields[0] == schema, fields[1] != parts.identity else { continue }
+                    parts.broadcaster.publish(StoreCommit(tables: [String(fields[2])]))
+                }
+            }
+        }
+    }
+
+    /// Waits until commits of other stores are being received (the listener's `LISTEN` is in
+    /// force), for at most `timeout`; returns whether they are.
+    func waitUntilListening(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if listening.value.withLock({ $0 }) { return true }
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }  // cancelled: do not spin
+        }
+        return false
+    }
+}
+
+/// Whether a store's `LISTEN` is in force.
+final class ListeningFlag: Sendable {
+    let value = Mutex(false)
+}
+
+/// Set once a pooled connection is in hand (the connect timeout no longer applies).
+private final class StartFlag: Sendable {
+    let value = Atomic(false)
+}

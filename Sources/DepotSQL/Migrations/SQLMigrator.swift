@@ -1,0 +1,110 @@
+import Depot
+import Foundation
+
+/// A SQL store's transaction as migrations use it: raw statements and text rows on the
+/// transaction's connection, next to the ordinary writer for data steps.
+package protocol SQLMigrationSession: StoreWriter {
+    var dialect: SQLDialect { get }
+    /// Runs one statement (no rows).
+    func execute(_ statement: SQLStatement) async throws
+    /// Runs a script of statements as the engine splits it.
+    func executeScript(_ sql: String) async throws
+    /// The rows of a query, each column read as text (NULL as nil).
+    func texts(_ statement: SQLStatement) async throws -> [[String?]]
+    /// Holds the database's migration lock until the transaction ends.
+    func lockForMigration() async throws
+}
+
+extension SQLMigrationSession {
+    func execute(_ sql: String) async throws { try await execute(SQLStatement(sql: sql, arguments: [])) }
+}
+
+extension SQLStore: MigratableStore, MigrationTransactions {
+    public func applyMigrations(
+        _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationOutcome {
+        defer { schemaChanged() }
+        return try await MigrationRunner.migrate(migrations, to: target, on: self, progress: progress)
+    }
+
+    public func appliedMigrations() async throws -> [AppliedMigration] {
+        try await MigrationRunner.applied(on: self)
+    }
+
+    public func checkSchema(of entities: [any Entity.Type]) async throws {
+        try await SchemaComparison.check(entities) { table in
+            try await self.engine.prepare()
+            return try await self.engine.withReader { connection in
+                try await self.prepareTable(table, on: connection, create: false) != .missing
+            }
+        }
+    }
+
+    /// Drops every table of the database (the ledger too), under the migration lock.
+    public func eraseDatabase() async throws {
+        defer { schemaChanged() }
+        try await withWriter { session in
+            try await session.lockForMigration()
+            let cascade = session.dialect == .postgres ? " CASCADE" : ""
+            for row in try await session.texts(session.renderer.catalogTables) {
+                guard let name = row.first ?? nil else { continue }
+                try await session.execute("DROP TABLE IF EXISTS \(session.dialect.quote(name))\(cascade)")
+            }
+        }
+    }
+
+    package func withMigrationSession<T: Sendable>(
+        _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+    ) async throws -> T {
+        try await withWriter(body)
+    }
+}
+
+/// The ledger of applied migrations, the same table on every SQL store.
+enum SQLMigrator {
+    static let ledger = "depot_migrations"
+
+    static func ensureLedger(_ session: any SQLMigrationSession) async throws {
+        let dialect = session.dialect
+        try await session.execute(
+            "CREATE TABLE IF NOT EXISTS \(dialect.quote(ledger)) (\"version\" \(dialect.typeName(.integer)) NOT NULL "
+                + "PRIMARY KEY, \"name\" text NOT NULL, \"checksum\" text NOT NULL)")
+    }
+
+    static func readLedger(_ session: any SQLMigrationSession) async throws -> [AppliedMigration] {
+        let dialect = session.dialect
+        let exists = try await session.texts(SQLRenderer(dialect: dialect).catalogTableExists(ledger))
+        guard exists.first?.first.flatMap({ $0 }).flatMap({ Int($0) }) ?? 0 > 0 else { return [] }
+        return try await session.texts(
+            SQLStatement(
+                sql: "SELECT CAST(\"version\" AS text), \"name\", \"checksum\" FROM \(dialect.quote(ledger)) "
+                    + "ORDER BY \"version\"", arguments: [])
+        ).map { row in
+            AppliedMigration(version: Int(row[0] ?? "") ?? 0, name: row[1] ?? "", checksum: row[2] ?? "")
+        }
+    }
+}
+
+extension SQLWriter: MigrationSession {
+    package func readLedger() async throws -> [AppliedMigration] { try await SQLMigrator.readLedger(self) }
+
+    package func record(_ step: Migration, version: Int) async throws {
+        try await SQLMigrator.ensureLedger(self)
+        try await execute(
+            SQLStatement(
+                sql: "INSERT INTO \(dialect.quote(SQLMigrator.ledger)) (\"version\", \"name\", \"checksum\") VALUES ("
+                    + "\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))",
+                arguments: [.integer(Int64(version)), .text(step.name), .text(step.checksum)]))
+    }
+
+    package func unrecord(version: Int) async throws {
+        try await execute(
+            SQLStatement(
+                sql: "DELETE FROM \(dialect.quote(SQLMigrator.ledger)) WHERE \"version\" = " + dialect.placeholder(1),
+                arguments: [.integer(Int64(version))]))
+    }
+
+    package func apply(_ operation: MigrationOperation) async throws {
+        try await SQLMigrator.apply(operation, self, self)
+    }
+}

@@ -1,0 +1,45 @@
+import Depot
+
+extension SQLRenderer {
+    /// Begins a transaction that writes: `BEGIN IMMEDIATE` on SQLite (the database's write lock is
+    /// taken now, so the transaction cannot fail to upgrade later), `BEGIN` on PostgreSQL.
+    public var begin: SQLStatement {
+        SQLStatement(sql: dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+    }
+
+    /// `COMMIT`.
+    public var commit: SQLStatement { SQLStatement(sql: "COMMIT") }
+
+    /// `ROLLBACK`.
+    public var rollback: SQLStatement { SQLStatement(sql: "ROLLBACK") }
+
+    /// `SAVEPOINT "name"`: what ``StoreWriter/savepoint(_:)`` opens.
+    public func savepoint(_ name: String) -> SQLStatement {
+        SQLStatement(sql: "SAVEPOINT \(quote(name))")
+    }
+
+    /// `RELEASE SAVEPOINT "name"`: keeps what was written since the savepoint.
+    public func releaseSavepoint(_ name: String) -> SQLStatement {
+        SQLStatement(sql: "RELEASE SAVEPOINT \(quote(name))")
+    }
+
+    /// `ROLLBACK TO SAVEPOINT "name"`: undoes what was written since the savepoint.
+    public func rollbackToSavepoint(_ name: String) -> SQLStatement {
+        SQLStatement(sql: "ROLLBACK TO SAVEPOINT \(quote(name))")
+    }
+
+    /// The statement that makes migrations of one database take turns until the transaction
+    /// ends: a transaction-scoped advisory lock on PostgreSQL; `nil` on SQLite, where
+    /// ``begin`` holds the database's only write lock already.
+    ///
+    /// ```sql
+    /// SELECT pg_advisory_xact_lock(74118002)
+    /// ```
+    public var migrationLock: SQLStatement? {
+        dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))") : nil
+    }
+
+    /// The advisory-lock keys Depot takes on PostgreSQL (arbitrary, fixed, Depot's own).
+    static let migrationLockKey = 74_118_002
+    static let setupLockKey = 74_118_001
+}

@@ -1,0 +1,84 @@
+import Depot
+
+/// A SQL database engine as ``SQLStore`` drives it: connections that run statements Depot
+/// rendered, and what only this engine knows (its pool, its change notifications, its errors).
+///
+/// ``SQLStore`` owns everything the engines share: validating and resolving queries, rendering
+/// every statement, transactions and savepoints, table verification and creation, migrations
+/// and commit announcements. An engine answers for the rest. `SQLiteEngine` (DepotSQLite) and
+/// `PostgresEngine` (DepotPostgres) are the two Depot ships; `SQLiteStore` and `PostgresStore`
+/// are ``SQLStore`` over them.
+///
+/// ```swift
+/// let store = SQLStore(engine: try SQLiteEngine(path: "app.sqlite"))  // what SQLiteStore(path:) is
+/// ```
+///
+/// Every method of an engine and its connections throws ``DepotError``s (the engine maps its own
+/// failures), so ``SQLStore`` can hand them to callers as they are.
+public protocol SQLEngine: Sendable {
+    /// A connection to the database, valid inside the closure that lends it.
+    associatedtype Connection: SQLConnection
+
+    /// The SQL flavour every statement for this engine is rendered in.
+    var dialect: SQLDialect { get }
+
+    /// Makes the database ready for Depot before its first operation (PostgreSQL: the schema and
+    /// Depot's functions); later calls return at once.
+    func prepare() async throws
+
+    /// Lends a connection for reads outside transactions; reads may run side by side.
+    func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T
+
+    /// Lends the connection a transaction runs on, from `BEGIN` to `COMMIT` or `ROLLBACK`. The
+    /// store calls this one transaction at a time.
+    func withWriter<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T
+
+    /// Called right after a transaction's `BEGIN` (PostgreSQL names the writing store, so its
+    /// change notifications can tell it apart).
+    func transactionBegan(on connection: Connection) async throws
+
+    /// Called when a Depot table is found with the expected shape or created, on the connection
+    /// that found it (PostgreSQL gives it the trigger that announces its commits).
+    func adopt(_ table: TableDescription, on connection: Connection) async throws
+
+    /// Starts forwarding commits made by others (other processes, other connections) to
+    /// `broadcaster`, while it has subscribers; called each time someone subscribes.
+    func watchExternalCommits(_ broadcaster: CommitBroadcaster)
+
+    /// Whether `error` says that `table` does not exist: a read that began before the transaction
+    /// creating the table committed (SQLite's snapshots), answered as an empty table.
+    func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool
+}
+
+/// One connection of a ``SQLEngine``: it runs rendered statements and reads their rows.
+public protocol SQLConnection: Sendable {
+    /// Runs `statement` (any rows it returns are discarded) and returns how many rows it changed,
+    /// counting only the statement's own rows (not those of triggers or cascades).
+    @discardableResult
+    func execute(_ statement: SQLStatement) async throws -> Int
+
+    /// Runs a script of one or more statements separated by `;`, as the engine itself splits it
+    /// (string literals, quoted identifiers and function bodies keep their semicolons).
+    func executeScript(_ sql: String) async throws
+
+    /// The rows of `statement`, every column read as text (NULL as `nil`): for catalog queries
+    /// and migrations, not for entity rows.
+    func texts(_ statement: SQLStatement) async throws -> [[String?]]
+
+    /// Runs a rendered `SELECT` of `table`'s columns and hands its rows to `read` through a cursor,
+    /// valid only inside `read`.
+    func scan<Result: Sendable>(
+        _ statement: SQLStatement, table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result
+
+    /// Runs a rendered `SELECT COUNT(*)`.
+    func count(_ statement: SQLStatement) async throws -> Int
+
+    /// Writes `rows` into `table` in the engine's fastest way (statements rendered by `renderer`)
+    /// and returns how many rows were written (see ``StoreWriter/write(_:into:mode:)``).
+    /// `keyPositions` are the batch's key columns, to name a failing row by its key.
+    func write(
+        _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
+    ) async throws -> Int
+}

@@ -1,0 +1,178 @@
+import Depot
+import Synchronization
+
+/// A ``Store`` on a SQL database: one implementation of reads, transactions, table verification,
+/// migrations and commit announcements over any ``SQLEngine``.
+///
+/// `SQLiteStore` (DepotSQLite) and `PostgresStore` (DepotPostgres) are this class over their
+/// engines, so both engines answer every call with the same code and the same statements,
+/// rendered by ``SQLRenderer`` in the engine's dialect:
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "airports.sqlite")  // SQLStore<SQLiteEngine>
+/// let norwegian = try await store.repository(Airport.self).fetch(where: \.country == "NO")
+/// // SQLite:     SELECT "icao", … FROM "airports" WHERE "country" = ? ORDER BY "icao"
+/// // PostgreSQL: SELECT "icao", … FROM "airports" WHERE "country" = $1 ORDER BY "icao"
+/// ```
+///
+/// Tables are created on the first write that needs them (`CREATE TABLE IF NOT EXISTS`) and
+/// checked against the entity the first time they are used; a table that differs fails with
+/// ``DepotError/Kind/schemaMismatch`` listing every difference. Transactions run one at a time
+/// (`BEGIN IMMEDIATE` on SQLite, `BEGIN` on PostgreSQL), each on the engine's writer connection.
+public final class SQLStore<Engine: SQLEngine>: Store {
+    /// The engine the store runs on.
+    public let engine: Engine
+    /// Renders every statement the store sends, in the engine's dialect.
+    public let renderer: SQLRenderer
+    let writeLock = AsyncLock()
+    let broadcaster = CommitBroadcaster()
+    /// Tables known to exist with the expected shape.
+    let verifiedTables = Mutex<Set<TableDescription>>([])
+
+    /// A store on `engine`.
+    public init(engine: Engine) {
+        self.engine = engine
+        self.renderer = SQLRenderer(dialect: engine.dialect)
+    }
+
+    // MARK: - Reads
+
+    /// Runs `query` on a reader connection; a table that does not exist reads as empty.
+    public func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try query.validate()
+        try await engine.prepare()
+        return try await engine.withReader { connection in
+            guard let query = try await self.resolved(query, on: connection) else {
+                return try StoredRowsCursor.empty(read)
+            }
+            let statement = self.renderer.select(query)
+            do {
+                return try await connection.scan(statement, table: query.table, read)
+            } catch  where self.engine.isMissingTable(error, query.table) {
+                return try StoredRowsCursor.empty(read)
+            }
+        }
+    }
+
+    /// Counts the rows matching `query` on a reader connection (0 for a table that does not exist).
+    public func count(_ query: SelectQuery) async throws -> Int {
+        try query.validate()
+        try await engine.prepare()
+        return try await engine.withReader { connection in
+            guard let query = try await self.resolved(query, on: connection) else { return 0 }
+            do {
+                return try await connection.count(self.renderer.count(query))
+            } catch  where self.engine.isMissingTable(error, query.table) {
+                return 0
+            }
+        }
+    }
+
+    /// `query` with its subqueries resolved against the tables that exist; `nil` when its own
+    /// table does not.
+    private func resolved(_ query: SelectQuery, on connection: Engine.Connection) async throws -> SelectQuery? {
+        try await query.resolved(exists: { try await self.prepareTable($0, on: connection, create: false) != .missing })
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in one transaction on the engine's writer connection: everything it wrote
+    /// commits together, or nothing if it throws. Transactions of a store run one at a time.
+    public func transaction<T: Sendable>(
+        _ body: @Sendable (any StoreWriter) async throws -> T
+    ) async throws -> T {
+        try await withWriter { writer in try await body(writer) }
+    }
+
+    /// ``transaction(_:)`` with the writer's own type, for what runs on the SQL session itself
+    /// (migrations).
+    func withWriter<T: Sendable>(_ body: @Sendable (SQLWriter<Engine>) async throws -> T) async throws -> T {
+        await writeLock.lock()
+        defer { writeLock.unlock() }
+        try await engine.prepare()
+        let renderer = renderer
+        // `body` is not escaping; the connection closure must be. It runs before this returns.
+        return try await withoutActuallyEscaping(body) { body in
+            let outcome = try await engine.withWriter { connection -> TransactionOutcome<T> in
+                try await Self.uncancelled { try await connection.execute(renderer.begin) }
+                let writer = SQLWriter(store: self, connection: connection)
+                do {
+                    try await self.engine.transactionBegan(on: connection)
+                    let result = try await body(writer)
+                    let (touched, created) = writer.end()
+                    try await Self.uncancelled { try await connection.execute(renderer.commit) }
+                    return TransactionOutcome(value: result, touched: touched, created: created)
+                } catch {
+                    writer.end()
+                    // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
+                    // with "no transaction", which changes nothing.
+                    try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
+                    throw error
+                }
+            }
+            verifiedTables.withLock { $0.formUnion(outcome.created) }
+            broadcaster.publish(StoreCommit(tables: outcome.touched))
+            return outcome.value
+        }
+    }
+
+    /// Runs `body` even if the calling task is cancelled: beginning, committing and rolling back
+    /// must not be skipped halfway.
+    static func uncancelled(_ body: @escaping @Sendable () async throws -> Int) async throws {
+        _ = try await Task.detached { try await body() }.value
+    }
+
+    /// Announces this store's commits and, while anyone listens, the commits others make to the
+    /// same database as the engine sees them (see ``SQLEngine/watchExternalCommits(_:)``).
+    public func commits() -> AsyncStream<StoreCommit> {
+        let stream = broadcaster.subscribe()
+        engine.watchExternalCommits(broadcaster)
+        return stream
+    }
+
+    // MARK: - Tables
+
+    /// Whether `table` exists with the expected shape; creates it when `create` is true.
+    ///
+    /// - Returns: ``TableState/missing`` only when the table does not exist and `create` is false;
+    ///   ``TableState/created`` when this call created it (remembered store-wide once its
+    ///   transaction commits).
+    /// - Throws: ``DepotError/Kind/schemaMismatch`` listing each difference when the stored table
+    ///   differs from `table`.
+    func prepareTable(_ table: TableDescription, on connection: Engine.Connection, create: Bool) async throws
+        -> TableState
+    {
+        if verifiedTables.withLock({ $0.contains(table) }) { return .exists }
+        let stored = try await connection.catalogColumns(of: table.name, renderer)
+        if !stored.isEmpty {
+            try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)
+            try await engine.adopt(table, on: connection)
+            verifiedTables.withLock { _ = $0.insert(table) }
+            return .exists
+        }
+        guard create else { return .missing }
+        try await connection.execute(SQLStatement(sql: renderer.createTable(table)))
+        try await engine.adopt(table, on: connection)
+        return .created
+    }
+
+    /// What ``prepareTable(_:on:create:)`` found.
+    enum TableState {
+        case exists, created, missing
+    }
+
+    /// Forgets which tables were checked: their shape may have changed (after a migration, or
+    /// after the engine dropped them).
+    public func schemaChanged() {
+        verifiedTables.withLock { $0.removeAll() }
+    }
+}
+
+/// What a committed transaction returns to ``SQLStore/withWriter(_:)``.
+struct TransactionOutcome<T: Sendable>: Sendable {
+    var value: T
+    var touched: Set<String>
+    var created: Set<TableDescription>
+}

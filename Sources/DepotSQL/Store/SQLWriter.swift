@@ -1,0 +1,117 @@
+import Depot
+
+/// The writer of an open ``SQLStore`` transaction: every call runs on the transaction's
+/// connection, and reads through it see the transaction's writes.
+package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
+    let books = WriterBookkeeping()
+    let store: SQLStore<Engine>
+    let connection: Engine.Connection
+
+    init(store: SQLStore<Engine>, connection: Engine.Connection) {
+        self.store = store
+        self.connection = connection
+    }
+
+    var renderer: SQLRenderer { store.renderer }
+
+    /// Ends the transaction: later calls throw. Returns the tables written and created.
+    @discardableResult
+    func end() -> (touched: Set<String>, created: Set<TableDescription>) { books.end() }
+
+    /// Whether `table` exists inside this transaction; creates it when `create` is true.
+    ///
+    /// Tables this transaction created are only remembered store-wide once it commits.
+    func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
+        if books.hasCreated(table) { return true }
+        switch try await store.prepareTable(table, on: connection, create: create) {
+        case .exists: return true
+        case .created:
+            books.created(table)
+            return true
+        case .missing: return false
+        }
+    }
+
+    package func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try books.checkActive()
+        try query.validate()
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
+            return try StoredRowsCursor.empty(read)
+        }
+        return try await connection.scan(renderer.select(query), table: query.table, read)
+    }
+
+    package func count(_ query: SelectQuery) async throws -> Int {
+        try books.checkActive()
+        try query.validate()
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return 0 }
+        return try await connection.count(renderer.count(query))
+    }
+
+    package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
+        try books.checkActive()
+        let keyPositions = try table.keyPositions(inWrite: rows.columns)
+        if table.writeChangesNothing(rows, mode: mode) { return 0 }
+        _ = try await ready(table, create: true)
+        let written = try await connection.write(
+            rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
+        books.touched(table.name)
+        return written
+    }
+
+    package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
+        try books.checkActive()
+        guard try await ready(table, create: false) else { return 0 }
+        let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
+        let removed = try await connection.execute(renderer.delete(from: table, where: resolved))
+        if removed > 0 { books.touched(table.name) }
+        return removed
+    }
+
+    package func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
+        try books.checkActive()
+        let (name, mark) = books.savepoint()
+        try await connection.execute(renderer.savepoint(name))
+        do {
+            let result = try await body(self)
+            try await connection.execute(renderer.releaseSavepoint(name))
+            return result
+        } catch {
+            let connection = connection
+            let renderer = renderer
+            try? await SQLStore<Engine>.uncancelled {
+                try await connection.execute(renderer.rollbackToSavepoint(name))
+                return try await connection.execute(renderer.releaseSavepoint(name))
+            }
+            books.rollBack(to: mark)
+            throw error
+        }
+    }
+}
+
+extension SQLWriter: SQLMigrationSession {
+    package var dialect: SQLDialect { renderer.dialect }
+
+    package func execute(_ statement: SQLStatement) async throws {
+        try books.checkActive()
+        try await connection.execute(statement)
+    }
+
+    package func executeScript(_ sql: String) async throws {
+        try books.checkActive()
+        try await connection.executeScript(sql)
+    }
+
+    package func texts(_ statement: SQLStatement) async throws -> [[String?]] {
+        try books.checkActive()
+        return try await connection.texts(statement)
+    }
+
+    /// Migrations of one database take turns, across stores and processes, until this
+    /// transaction ends (PostgreSQL: an advisory lock; SQLite: `BEGIN IMMEDIATE` did already).
+    package func lockForMigration() async throws {
+        if let lock = renderer.migrationLock { try await execute(lock) }
+    }
+}

@@ -1,0 +1,200 @@
+import Depot
+import DepotSQL
+import Foundation
+import GRDB
+import Synchronization
+
+/// SQLite as ``SQLStore`` drives it: a database file in WAL mode behind a GRDB pool of
+/// connections (reads run side by side with each other and with the one writer), Depot's
+/// functions registered on each connection, and `PRAGMA data_version` for other processes'
+/// commits.
+///
+/// Use it through ``SQLiteStore``: `try SQLiteStore(path: "app.sqlite")`.
+public final class SQLiteEngine: SQLEngine {
+    /// The database file.
+    public let path: String
+    let database: DatabasePool
+    /// Whether the external-change monitor runs.
+    private let monitorRunning = Mutex(false)
+    private let removesFolderOnDeinit: Bool
+
+    /// Opens (or creates) the database file at `path`.
+    ///
+    /// - Throws: ``DepotError`` of kind `.storage` naming the path when the file is not a SQLite
+    ///   database or cannot be opened for writing.
+    init(path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool) throws {
+        self.path = path
+        self.removesFolderOnDeinit = removesFolderOnDeinit
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(
+            TimeInterval(busyTimeout.components.seconds) + TimeInterval(busyTimeout.components.attoseconds) / 1e18)
+        // Depot keeps a transaction open across several accesses of one `write { }` and ends it
+        // itself, under its own lock.
+        configuration.allowsUnsafeTransactions = true
+        configuration.prepareDatabase { db in
+            SQLiteFunctions.register(in: db)
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            // Touch the file so "not a database" surfaces now, not on the first query.
+            _ = try database.read { db in try Row.fetchAll(db, sql: SQLRenderer(dialect: .sqlite).catalogTables.sql) }
+        } catch {
+            throw SQLiteErrors.opening(path: path, error)
+        }
+    }
+
+    deinit {
+        if removesFolderOnDeinit {
+            try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        }
+    }
+
+    /// ``SQLDialect/sqlite``.
+    public var dialect: SQLDialect { .sqlite }
+
+    /// Nothing to prepare: functions are registered as each connection opens.
+    public func prepare() async throws {}
+
+    /// Lends a reader of the pool; each call on it runs in its own read of the latest commit.
+    public func withReader<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
+    ) async throws -> T {
+        try await body(SQLiteConnection(engine: self, isWriter: false))
+    }
+
+    /// Lends the pool's writer connection.
+    public func withWriter<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
+    ) async throws -> T {
+        try await body(SQLiteConnection(engine: self, isWriter: true))
+    }
+
+    /// Nothing to do: `BEGIN IMMEDIATE` holds the database's write lock.
+    public func transactionBegan(on connection: SQLiteConnection) async throws {}
+
+    /// Nothing to do: commits by others are seen through `PRAGMA data_version`.
+    public func adopt(_ table: TableDescription, on connection: SQLiteConnection) async throws {}
+
+    /// Whether `error` is SQLite's "no such table" for `table`.
+    public func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool {
+        let cause = (error as? DepotError)?.underlying ?? error
+        return (cause as? DatabaseError)?.message == "no such table: \(table.name)"
+    }
+
+    /// How often `PRAGMA data_version` is read while observers listen.
+    public static let externalChangePollInterval: Duration = .milliseconds(50)
+
+    /// While `broadcaster` has subscribers, reads `PRAGMA data_version` on the writer connection
+    /// every ``externalChangePollInterval``; a commit by another connection or process is announced
+    /// as a change of every table.
+    public func watchExternalCommits(_ broadcaster: CommitBroadcaster) {
+        let start = monitorRunning.withLock { running -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard start else { return }
+        // The baseline is read now, before the subscriber can act: a commit by another process
+        // right after subscribing must show up as a change, not as the starting point.
+        let versionSQL = SQLRenderer.sqliteDataVersion.sql
+        let tablesSQL = SQLRenderer(dialect: .sqlite).catalogTables.sql
+        let baseline = try? database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: versionSQL) }
+        Task.detached { [weak self] in
+            var last = baseline
+            while let engine = self {
+                let keepGoing = engine.monitorRunning.withLock { running -> Bool in
+                    if broadcaster.subscriberCount == 0 { running = false }
+                    return running
+                }
+                guard keepGoing else { return }
+                try? await Task.sleep(for: SQLiteEngine.externalChangePollInterval)
+                let known = last
+                let probe = try? await engine.database.writeWithoutTransaction { db -> (Int, [String]) in
+                    // data_version on the writer connection changes only for other connections' commits;
+                    // the table names are read only then.
+                    let version = try Int.fetchOne(db, sql: versionSQL) ?? 0
+                    guard let known, known != version else { return (version, []) }
+                    return (version, try String.fetchAll(db, sql: tablesSQL))
+                }
+                if let (version, tables) = probe {
+                    if !tables.isEmpty { broadcaster.publish(StoreCommit(tables: Set(tables))) }
+                    last = version
+                }
+            }
+        }
+    }
+}
+
+/// A connection of ``SQLiteEngine``: the pool's writer, or any of its readers. Each call runs as
+/// one access of the pool, off the Swift concurrency threads.
+public struct SQLiteConnection: SQLConnection {
+    let engine: SQLiteEngine
+    let isWriter: Bool
+
+    /// Runs `body` on the connection; SQLite's errors arrive as ``DepotError``s.
+    private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return isWriter
+                ? try await engine.database.writeWithoutTransaction(body) : try await engine.database.read(body)
+        } catch {
+            throw SQLiteErrors.map(error, path: engine.path)
+        }
+    }
+
+    /// Runs `statement`; returns `sqlite3_changes`.
+    @discardableResult
+    public func execute(_ statement: SQLStatement) async throws -> Int {
+        let arguments = try SQLiteOperations.arguments(statement.arguments)
+        return try await run { db in
+            try db.execute(sql: statement.sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    /// Runs every statement of `sql` in turn, as SQLite's parser splits them.
+    public func executeScript(_ sql: String) async throws {
+        try await run { db in try db.execute(sql: sql) }
+    }
+
+    /// The rows of `statement` as text.
+    public func texts(_ statement: SQLStatement) async throws -> [[String?]] {
+        let arguments = try SQLiteOperations.arguments(statement.arguments)
+        return try await run { db in
+            try Row.fetchAll(db, sql: statement.sql, arguments: arguments).map { row in
+                row.databaseValues.map { value -> String? in
+                    switch value.storage {
+                    case .null: nil
+                    case .int64(let number): String(number)
+                    case .double(let number): "\(number)"
+                    case .string(let text): text
+                    case .blob(let data): String(decoding: data, as: UTF8.self)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs a `SELECT` and hands its rows to `read` through a cursor on the statement.
+    public func scan<Result: Sendable>(
+        _ statement: SQLStatement, table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try await run { db in try SQLiteOperations.scan(statement, table: table, db: db, read) }
+    }
+
+    /// Runs a `SELECT COUNT(*)`.
+    public func count(_ statement: SQLStatement) async throws -> Int {
+        try await run { db in try SQLiteOperations.count(statement, db: db) }
+    }
+
+    /// Writes the batch with one prepared statement (``SQLRenderer/insert(into:columns:mode:)``),
+    /// bound and stepped once per row.
+    public func write(
+        _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
+    ) async throws -> Int {
+        let sql = renderer.insert(into: table, columns: rows.columns, mode: mode)
+        return try await run { db in
+            try SQLiteOperations.write(rows, sql: sql, table: table, keyPositions: keyPositions, db: db)
+        }
+    }
+}
