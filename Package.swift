@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `swift package generate-documentation` (the DocC catalogs; .ci/run builds them).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "Depot"),
@@ -69,19 +71,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A process the migration tests kill midway (not a product).
-        .executableTarget(name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"]),
+        .executableTarget(
+            name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"],
+            path: "Tests/depot-migration-probe"),
+        // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
+        .target(name: "DepotTestSupport", dependencies: ["Depot"], path: "Tests/DepotTestSupport"),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(
             name: "DepotSQLiteTests",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotTesting",
+                "Depot", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DepotPostgresTests",
             dependencies: [
-                "Depot", "DepotPostgres", "DepotSQL", "DepotSQLite", "DepotTesting",
+                "Depot", "DepotPostgres", "DepotSQL", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         .testTarget(
@@ -98,9 +104,16 @@ let package = Package(
                     name: "AsyncHTTPClient", package: "async-http-client",
                     condition: .when(platforms: [.linux])),
             ]),
+        // Every Swift sample of the README, compiled (and most of them run).
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["Depot", "DepotSQLite", "DepotPostgres", "DepotTesting"]),
         .testTarget(
             name: "AirportsExampleTests",
-            dependencies: ["AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting"]),
+            dependencies: [
+                "AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
+                "DepotTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,8 +6,11 @@ import Foundation
 public enum AirportImporter {
     /// The outcome of an import.
     public struct Summary: Sendable {
+        /// How many airports were imported.
         public var rows: Int
+        /// Seconds spent reading and parsing the CSV.
         public var parseSeconds: Double
+        /// Seconds spent in the store's write transaction.
         public var storeSeconds: Double
     }
 

@@ -2,15 +2,20 @@ import Depot
 
 /// What `airports query` asks for; every filter and the order run inside the store.
 public struct AirportQuery: Sendable {
+    /// Only airports of this ISO country code, e.g. `NO`; `nil` for every country.
     public var country: String?
     /// Matched case-insensitively, as a substring, against name or city.
     public var search: String?
+    /// Nearest first from this point, with each result's distance; `nil` for icao order and no distance.
     public var near: Coordinate?
+    /// Only airports at or above this elevation, in feet; `nil` for no bound.
     public var minimumElevation: Double?
     /// Only airports whose icao sorts after this one (keyset paging in icao order).
     public var after: String?
+    /// The most results to return.
     public var limit: Int
 
+    /// A query; every filter defaults to none and `limit` to 20 (`after` is set separately).
     public init(
         country: String? = nil, search: String? = nil, near: Coordinate? = nil, minimumElevation: Double? = nil,
         limit: Int = 20
@@ -53,7 +58,9 @@ public struct AirportQuery: Sendable {
 
 /// One result row, as printed and as JSON.
 public struct AirportResult: Encodable, Sendable, Equatable {
+    /// The airport found.
     public var airport: Airport
+    /// Great-circle distance from the query's `near` point, in kilometres; `nil` without `near`.
     public var distanceKilometers: Double?
 
     enum CodingKeys: String, CodingKey {
@@ -61,6 +68,8 @@ public struct AirportResult: Encodable, Sendable, Equatable {
         case distanceKilometers = "distance_km"
     }
 
+    /// A flat JSON object: `icao`, `iata`, `name`, `city`, `country`, `elevation`, `lat`, `lon`, and
+    /// `distance_km` when known.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(airport.icao, forKey: .icao)

@@ -3,7 +3,7 @@ import Depot
 /// An airport as the airports API sends and receives it.
 ///
 /// The same type carries a whole airport (`GET /airports`), a partial one (a `PATCH` body, an
-/// entry of `GET /changes`): every member but `icao` is a ``Field``, so an absent member leaves
+/// entry of `GET /changes`): every member but `icao` is a `Field`, so an absent member leaves
 /// the stored value alone and `null` clears an optional one. Wire names are the CSV's:
 ///
 /// ```json
@@ -12,18 +12,33 @@ import Depot
 ///  "tz": "Europe/Oslo", "lid": null}
 /// ```
 public struct AirportRecord: Codable, Sendable, Equatable {
+    /// The airport's ICAO code: the key, always present.
     public var icao: String
+    /// The IATA code; `nil` when the member is absent or `null` (`$iata` tells which).
     @Field public var iata: String?
+    /// The name; `nil` when the member is absent (the API refuses `null`).
     @Field public var name: String?
+    /// The city; `nil` when the member is absent or `null` (`$city` tells which).
     @Field public var city: String?
+    /// The state, province or region (wire name `subd`); `nil` when the member is absent or `null`
+    /// (`$subdivision` tells which).
     @Field public var subdivision: String?
+    /// The two-letter ISO country code; `nil` when the member is absent (the API refuses `null`).
     @Field public var country: String?
+    /// Elevation in feet above sea level; `nil` when the member is absent (the API refuses `null`).
     @Field public var elevation: Double?
+    /// Latitude in degrees (wire name `lat`); `nil` when the member is absent (the API refuses `null`).
     @Field public var latitude: Double?
+    /// Longitude in degrees (wire name `lon`); `nil` when the member is absent (the API refuses `null`).
     @Field public var longitude: Double?
+    /// The IANA time zone (wire name `tz`); `nil` when the member is absent or `null` (`$timeZone`
+    /// tells which).
     @Field public var timeZone: String?
+    /// The national location identifier (wire name `lid`); `nil` when the member is absent or `null`
+    /// (`$localCode` tells which).
     @Field public var localCode: String?
-    /// Great-circle distance from the `near` point of a `GET /airports?near=` request.
+    /// Great-circle distance in kilometres from the `near` point of a `GET /airports?near=` request
+    /// (wire name `distance_km`); `nil` in any other record.
     public var distanceKilometers: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -64,7 +79,7 @@ public struct AirportRecord: Codable, Sendable, Equatable {
 
     /// The airport a whole record describes.
     ///
-    /// - Throws: ``DepotError`` naming the icao and the missing members when the record is partial.
+    /// - Throws: `DepotError` naming the icao and the missing members when the record is partial.
     public func airport() throws -> Airport {
         guard let name, let country, let elevation, let latitude, let longitude else {
             let missing = [
@@ -89,8 +104,11 @@ public struct AirportRecord: Codable, Sendable, Equatable {
 /// try await store.repository(Airport.self).persist(records, mapper: AirportRecordMapper())
 /// ```
 public struct AirportRecordMapper: PatchMapper {
+    /// A mapper; it holds no state.
     public init() {}
 
+    /// The patch for `record`'s airport: each present member sets its column (`null` clears an optional
+    /// one), each absent member leaves it alone.
     public func patch(from record: AirportRecord) -> Patch<Airport> {
         Patch(key: record.icao).set(\.iata, record.$iata).set(\.name, record.$name).set(\.city, record.$city)
             .set(\.subdivision, record.$subdivision).set(\.country, record.$country)

@@ -12,13 +12,20 @@ import Foundation
 public enum AirportsAPI {
     /// `GET /airports`: airports in icao order (or nearest first with `near`).
     public struct List: Endpoint {
+        /// Whole records, one per airport.
         public typealias Response = [AirportRecord]
+        /// Only airports of this country code (`country=`); `nil` for every country.
         public var country: String?
+        /// Matched case-insensitively against name or city (`q=`); `nil` for no search.
         public var search: String?
+        /// Nearest first from this point, with `distance_km` (`near=`); `nil` for icao order.
         public var near: Coordinate?
+        /// Only airports whose icao sorts after this one, for paging (`after=`; not with `near`).
         public var after: String?
+        /// The most airports to return (`limit=`; the server takes 1 to 10,000).
         public var limit: Int
 
+        /// A listing; by default of every country, in icao order, 100 airports.
         public init(
             country: String? = nil, search: String? = nil, near: Coordinate? = nil, after: String? = nil,
             limit: Int = 100
@@ -30,7 +37,9 @@ public enum AirportsAPI {
             self.limit = limit
         }
 
+        /// `/airports`.
         public var path: String { "/airports" }
+        /// `limit` always; `country`, `q`, `near` and `after` when set.
         public var query: [URLQueryItem] {
             var items = [URLQueryItem(name: "limit", value: String(limit))]
             if let country { items.append(URLQueryItem(name: "country", value: country)) }
@@ -43,41 +52,61 @@ public enum AirportsAPI {
 
     /// `GET /airports/{icao}`.
     public struct Get: Endpoint {
+        /// The whole airport.
         public typealias Response = AirportRecord
+        /// The airport's ICAO code.
         public var icao: String
+        /// The call for the airport `icao`.
         public init(icao: String) { self.icao = icao }
+        /// `/airports/{icao}`.
         public var path: String { "/airports/\(icao)" }
     }
 
     /// `PATCH /airports/{icao}` with the members `record` carries; answers the whole airport.
     public struct Update: Endpoint {
+        /// The whole airport after the update.
         public typealias Response = AirportRecord
+        /// The airport's icao and the members to change; absent members stay as they are.
         public var record: AirportRecord
+        /// The call applying `record`.
         public init(_ record: AirportRecord) { self.record = record }
+        /// `PATCH`.
         public var method: HTTPMethod { .patch }
+        /// `/airports/{icao}`, for `record`'s icao.
         public var path: String { "/airports/\(record.icao)" }
+        /// `record` as JSON: only its present members.
         public var body: RequestBody { .json(record) }
     }
 
     /// `GET /dataset`.
     public struct Dataset: Endpoint {
+        /// What the server holds.
         public typealias Response = DatasetInfo
+        /// The call.
         public init() {}
+        /// `/dataset`.
         public var path: String { "/dataset" }
     }
 
     /// `GET /changes?since=`: partial records changed after `since`.
     public struct Changes: Endpoint {
+        /// One page of changes, oldest first.
         public typealias Response = ChangesPage
+        /// The revision the client has; the changes after it are returned (0 for all).
         public var since: Int
+        /// Only changes of airports in this country, and changes that move an airport; `nil` for all.
         public var country: String?
+        /// The most changes per page (the server takes 1 to 10,000).
         public var limit: Int
+        /// The call for the changes after `since`; 1,000 per page by default.
         public init(since: Int, country: String? = nil, limit: Int = 1_000) {
             self.since = since
             self.country = country
             self.limit = limit
         }
+        /// `/changes`.
         public var path: String { "/changes" }
+        /// `since` and `limit`, and `country` when set.
         public var query: [URLQueryItem] {
             var items = [
                 URLQueryItem(name: "since", value: String(since)), URLQueryItem(name: "limit", value: String(limit)),

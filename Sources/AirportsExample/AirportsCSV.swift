@@ -14,9 +14,13 @@ public enum AirportsCSV {
 
     /// A line that cannot be read: file, line number and what was wrong.
     public struct Problem: Error, CustomStringConvertible, Equatable {
+        /// The file's name (or its path, when it could not be read).
         public var file: String
+        /// The 1-based line number; 0 when the file could not be read at all.
         public var line: Int
+        /// What was wrong.
         public var reason: String
+        /// `file:line: reason`.
         public var description: String { "\(file):\(line): \(reason)" }
     }
 

@@ -5,16 +5,19 @@ import Foundation
 public struct AirportChange: Entity, Equatable {
     /// The server's revision after this change (1, 2, …; reset by an import).
     public var revision: Int
+    /// The airport the change applies to.
     public var icao: String
     /// The members the change carried, as a JSON object (an ``AirportRecord``).
     public var members: String
 
+    /// A change from its parts.
     public init(revision: Int, icao: String, members: String) {
         self.revision = revision
         self.icao = icao
         self.members = members
     }
 
+    /// The `airport_changes` table, keyed by revision.
     public static let schema = Schema<AirportChange>("airport_changes", primaryKey: \.revision) {
         Column(\.revision, "revision")
         Column(\.icao, "icao")
@@ -28,8 +31,10 @@ public struct AirportDataset: Entity, Equatable {
     public var id: String
     /// A new random value on every import.
     public var epoch: String
+    /// When the import ran.
     public var importedAt: Date
 
+    /// A dataset row; `id` defaults to ``AirportDataset/current``, the one row's key.
     public init(id: String = AirportDataset.current, epoch: String, importedAt: Date) {
         self.id = id
         self.epoch = epoch
@@ -44,6 +49,7 @@ public struct AirportDataset: Entity, Equatable {
         AirportDataset(epoch: UUID().uuidString, importedAt: Date())
     }
 
+    /// The `airport_dataset` table: one row, keyed by `id`.
     public static let schema = Schema<AirportDataset>("airport_dataset", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.epoch, "epoch")
@@ -60,6 +66,7 @@ public struct DatasetInfo: Codable, Sendable, Equatable {
     /// How many airports the server holds.
     public var airports: Int
 
+    /// An answer from its parts.
     public init(epoch: String, revision: Int, airports: Int) {
         self.epoch = epoch
         self.revision = revision
@@ -69,6 +76,7 @@ public struct DatasetInfo: Codable, Sendable, Equatable {
 
 /// `GET /changes?since=R`: the changes after revision `R`, oldest first.
 public struct ChangesPage: Codable, Sendable, Equatable {
+    /// The server's current import; a client that synced another one must sync in full.
     public var epoch: String
     /// The revision to ask from next time (the last change this page looked at).
     public var revision: Int
@@ -77,6 +85,7 @@ public struct ChangesPage: Codable, Sendable, Equatable {
     /// Partial records: only the members each change carried (merged per airport by the store).
     public var changes: [AirportRecord]
 
+    /// A page from its parts.
     public init(epoch: String, revision: Int, more: Bool, changes: [AirportRecord]) {
         self.epoch = epoch
         self.revision = revision

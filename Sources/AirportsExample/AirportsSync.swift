@@ -10,8 +10,10 @@ public struct SyncCursor: Entity, Equatable {
     public var epoch: String
     /// The server revision this store has caught up with.
     public var revision: Int
+    /// When the last sync ran.
     public var syncedAt: Date
 
+    /// A cursor from its parts.
     public init(id: String, epoch: String, revision: Int, syncedAt: Date) {
         self.id = id
         self.epoch = epoch
@@ -19,6 +21,7 @@ public struct SyncCursor: Entity, Equatable {
         self.syncedAt = syncedAt
     }
 
+    /// The `sync_cursors` table, keyed by `id`.
     public static let schema = Schema<SyncCursor>("sync_cursors", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.epoch, "epoch")
@@ -42,7 +45,10 @@ public struct SyncCursor: Entity, Equatable {
 public enum AirportsSync {
     /// What a sync did.
     public struct Summary: Sendable, Equatable {
+        /// `full`: every airport fetched (a first sync, or the server imported again); `incremental`: only
+        /// the changes since the last sync.
         public enum Kind: String, Sendable { case full, incremental }
+        /// Whether the sync was full or incremental.
         public var kind: Kind
         /// Airports (full) or changes (incremental) received.
         public var received: Int
@@ -52,6 +58,7 @@ public enum AirportsSync {
         public var requests: Int
         /// The server revision the store now holds.
         public var revision: Int
+        /// How long the sync took, in seconds.
         public var seconds: Double
     }
 

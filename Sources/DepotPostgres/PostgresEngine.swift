@@ -5,17 +5,30 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// PostgreSQL as ``SQLStore`` drives it: PostgresNIO's connection pool, Depot's functions
+/// PostgreSQL as `SQLStore` drives it: PostgresNIO's connection pool, Depot's functions
 /// installed once per store, and `LISTEN`/`NOTIFY` for commits made by others.
 ///
 /// Use it through ``PostgresStore``: `try PostgresStore(url: "postgres://app@127.0.0.1/app")`.
 public final class PostgresEngine: SQLEngine {
     /// Where and how to connect.
+    ///
+    /// ```swift
+    /// var configuration = PostgresStore.Configuration(
+    ///     host: "db.internal", username: "app", password: secret, database: "app", schema: "airports")
+    /// configuration.maximumConnections = 8
+    /// let store = PostgresStore(configuration: configuration)
+    /// ```
     public struct Configuration: Sendable {
+        /// The server's host name or IP address.
         public var host: String
+        /// The server's TCP port; 5432 by default.
         public var port: Int
+        /// The role to log in as.
         public var username: String
+        /// The role's password; `nil` when the server does not ask for one (trust, peer).
         public var password: String?
+        /// The database to connect to; `nil` uses the server's default (the one named like the
+        /// user).
         public var database: String?
         /// The PostgreSQL schema (namespace) Depot's tables live in; created if missing. `nil`
         /// uses the server's search path (usually `public`).
@@ -27,6 +40,11 @@ public final class PostgresEngine: SQLEngine {
         /// TLS for the connection (PostgresNIO's setting); plain TCP by default.
         public var tls: PostgresClient.Configuration.TLS = .disable
 
+        /// A configuration for the server at `host`; the pool options keep their defaults
+        /// (20 connections, a 10-second connect timeout, no TLS).
+        ///
+        /// Nothing connects yet: a wrong address surfaces as a `.connection` error from the store's
+        /// first operation.
         public init(
             host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil,
             schema: String? = nil
@@ -42,7 +60,7 @@ public final class PostgresEngine: SQLEngine {
         /// A configuration from a `postgres://user:password@host:port/database` URL; the query
         /// item `schema` sets ``schema``.
         ///
-        /// - Throws: ``DepotError`` of kind `.connection` naming what is missing or malformed.
+        /// - Throws: `DepotError` of kind `.connection` naming what is missing or malformed.
         public init(url: String) throws {
             guard let components = URLComponents(string: url),
                 components.scheme == "postgres" || components.scheme == "postgresql"
@@ -115,7 +133,7 @@ public final class PostgresEngine: SQLEngine {
         await runTask.value
     }
 
-    /// ``SQLDialect/postgres``.
+    /// `SQLDialect.postgres`.
     public var dialect: SQLDialect { .postgres }
 
     // MARK: - Connections
@@ -201,7 +219,7 @@ public final class PostgresEngine: SQLEngine {
     // MARK: - What Depot installs
 
     /// Creates the configured schema and Depot's functions, once per store
-    /// (``SQLRenderer/postgresSetup(schema:)``).
+    /// (`SQLRenderer.postgresSetup(schema:)`).
     public func prepare() async throws {
         if isPrepared.withLock({ $0 }) { return }
         await prepareLock.lock()
@@ -233,7 +251,7 @@ public final class PostgresEngine: SQLEngine {
         try await connection.execute(SQLRenderer.postgresMarkWriter(identity))
     }
 
-    /// Gives `table` the trigger that announces its commits (``SQLRenderer/postgresAnnounceTrigger(for:)``).
+    /// Gives `table` the trigger that announces its commits (`SQLRenderer.postgresAnnounceTrigger(for:)`).
     public func adopt(_ table: TableDescription, on connection: PostgresEngineConnection) async throws {
         try await connection.execute(SQLRenderer.postgresAnnounceTrigger(for: table.name))
     }
@@ -243,7 +261,7 @@ public final class PostgresEngine: SQLEngine {
 
     // MARK: - Commits of others
 
-    /// Listens on ``SQLFunctions/commitChannel`` (one pooled connection) and publishes commits that
+    /// Listens on `SQLFunctions.commitChannel` (one pooled connection) and publishes commits that
     /// other stores and other sessions make to this store's schema.
     public func watchExternalCommits(_ broadcaster: CommitBroadcaster) {
         listener.withLock { task in

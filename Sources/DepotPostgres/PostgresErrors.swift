@@ -1,7 +1,7 @@
 import Depot
 import PostgresNIO
 
-/// Turns PostgresNIO and server failures into ``DepotError``s that name what went wrong.
+/// Turns PostgresNIO and server failures into `DepotError`s that name what went wrong.
 enum PostgresErrors {
     /// Any error from an operation: Depot errors and cancellation pass through.
     static func map(_ error: any Error, address: String) -> any Error {

@@ -68,7 +68,7 @@ public struct PostgresEngineConnection: SQLConnection {
     /// so the limit is memory per message, not PostgreSQL's 65,535 parameters.
     static let rowsPerStatement = 5_000
 
-    /// Runs `body`; PostgreSQL's errors arrive as ``DepotError``s.
+    /// Runs `body`; PostgreSQL's errors arrive as `DepotError`s.
     private func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
@@ -85,7 +85,7 @@ public struct PostgresEngineConnection: SQLConnection {
         }
     }
 
-    /// Runs the statements of `sql` one after another (``SQLScript/statements(_:)`` splits them).
+    /// Runs the statements of `sql` one after another (`SQLScript.statements(_:)` splits them).
     public func executeScript(_ sql: String) async throws {
         for statement in SQLScript.statements(sql) {
             try await execute(SQLStatement(sql: statement))
@@ -118,7 +118,7 @@ public struct PostgresEngineConnection: SQLConnection {
         try await mapped { try await PostgresOperations.count(statement, on: connection) }
     }
 
-    /// Writes the batch as one array per column (``SQLRenderer/arrayWrite(into:columns:mode:)``),
+    /// Writes the batch as one array per column (`SQLRenderer.arrayWrite(into:columns:mode:)`),
     /// 5,000 rows per statement.
     ///
     /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,

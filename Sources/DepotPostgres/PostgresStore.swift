@@ -5,21 +5,21 @@ import PostgresNIO
 
 /// Depot on a PostgreSQL server, through PostgresNIO's connection pool.
 ///
-/// The same entities, queries and repositories as on ``InMemoryStore`` or `SQLiteStore`, with the
+/// The same entities, queries and repositories as on `InMemoryStore` or `SQLiteStore`, with the
 /// same answers (the DepotTesting conformance suite runs unchanged on every store):
 ///
 /// ```swift
 /// let store = try PostgresStore(url: "postgres://app:secret@127.0.0.1:5432/app")
 /// let airports = store.repository(Airport.self)
 /// try await airports.upsert(list)
-/// let norwegian = try await airports.fetch(where: \.country == "NO", orderBy: .ascending(\.name))
+/// let norwegian = try await airports.fetch(where: \.country == "NO", orderBy: [.ascending(\.name)])
 /// ```
 ///
 /// Tables are created on first use with native types (`boolean`, `bigint`, `double precision`,
 /// `numeric`, `text`, `bytea`, `timestamptz`, `uuid`, `jsonb`) and checked against the entity
 /// when they exist. Text compares by code point (`COLLATE "C"`), as on every store. For
 /// case-insensitive matching each text column has a folded copy, `"name#folded"`, that Depot
-/// writes with the column (PostgreSQL has no function equal to ``TextFolding/fold(_:)``).
+/// writes with the column (PostgreSQL has no function equal to `TextFolding.fold(_:)`).
 ///
 /// Writes of many rows bind one array per column (`INSERT … SELECT * FROM UNNEST(…)`), thousands
 /// of rows per statement. Transactions run on one pooled connection; a store serializes its
@@ -28,7 +28,7 @@ import PostgresNIO
 /// a statement-level trigger (`depot_commits`) that announces its changes when they commit, so
 /// writes by other processes and by plain SQL sessions (`psql`) reach observers too.
 ///
-/// `PostgresStore` is ``SQLStore`` on ``PostgresEngine``: reads, transactions, table checks and
+/// `PostgresStore` is `SQLStore` on ``PostgresEngine``: reads, transactions, table checks and
 /// migrations are the same code as `SQLiteStore`'s.
 public typealias PostgresStore = SQLStore<PostgresEngine>
 
@@ -44,7 +44,7 @@ extension SQLStore where Engine == PostgresEngine {
 
     /// Connects to the server a `postgres://user:password@host:port/database` URL names.
     ///
-    /// - Throws: ``DepotError`` of kind `.connection` naming what is missing or malformed.
+    /// - Throws: `DepotError` of kind `.connection` naming what is missing or malformed.
     public convenience init(url: String) throws {
         self.init(configuration: try Configuration(url: url))
     }
@@ -64,7 +64,7 @@ extension SQLStore where Engine == PostgresEngine {
     /// DROP SCHEMA IF EXISTS "scratch" CASCADE
     /// ```
     ///
-    /// - Throws: ``DepotError`` of kind `.invalidQuery` when no schema is configured (Depot never
+    /// - Throws: `DepotError` of kind `.invalidQuery` when no schema is configured (Depot never
     ///   drops the server's default schema).
     public func dropSchema() async throws {
         guard let schema = configuration.schema else {

@@ -134,7 +134,7 @@ enum PostgresWire {
 
     /// The value of a result cell.
     ///
-    /// - Throws: ``DepotError`` of kind `.decodingFailed` for a type Depot does not store.
+    /// - Throws: `DepotError` of kind `.decodingFailed` for a type Depot does not store.
     static func read(_ cell: PostgresCell) throws -> StoredValue {
         guard var bytes = cell.bytes else { return .null }
         guard cell.format == .binary else {

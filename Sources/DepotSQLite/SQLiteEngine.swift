@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// SQLite as ``SQLStore`` drives it: a database file in WAL mode behind a GRDB pool of
+/// SQLite as `SQLStore` drives it: a database file in WAL mode behind a GRDB pool of
 /// connections (reads run side by side with each other and with the one writer), Depot's
 /// functions registered on each connection, and `PRAGMA data_version` for other processes'
 /// commits.
@@ -20,7 +20,7 @@ public final class SQLiteEngine: SQLEngine {
 
     /// Opens (or creates) the database file at `path`.
     ///
-    /// - Throws: ``DepotError`` of kind `.storage` naming the path when the file is not a SQLite
+    /// - Throws: `DepotError` of kind `.storage` naming the path when the file is not a SQLite
     ///   database or cannot be opened for writing.
     init(path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool) throws {
         self.path = path
@@ -49,7 +49,7 @@ public final class SQLiteEngine: SQLEngine {
         }
     }
 
-    /// ``SQLDialect/sqlite``.
+    /// `SQLDialect.sqlite`.
     public var dialect: SQLDialect { .sqlite }
 
     /// Nothing to prepare: functions are registered as each connection opens.
@@ -131,7 +131,7 @@ public struct SQLiteConnection: SQLConnection {
     let engine: SQLiteEngine
     let isWriter: Bool
 
-    /// Runs `body` on the connection; SQLite's errors arrive as ``DepotError``s.
+    /// Runs `body` on the connection; SQLite's errors arrive as `DepotError`s.
     private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return isWriter
@@ -187,7 +187,7 @@ public struct SQLiteConnection: SQLConnection {
         try await run { db in try SQLiteOperations.count(statement, db: db) }
     }
 
-    /// Writes the batch with one prepared statement (``SQLRenderer/insert(into:columns:mode:)``),
+    /// Writes the batch with one prepared statement (`SQLRenderer.insert(into:columns:mode:)`),
     /// bound and stepped once per row.
     public func write(
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer

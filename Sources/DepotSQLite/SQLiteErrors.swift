@@ -2,7 +2,7 @@ import Depot
 import GRDB
 import GRDBSQLite
 
-/// Turns SQLite and GRDB failures into ``DepotError``s that name what went wrong.
+/// Turns SQLite and GRDB failures into `DepotError`s that name what went wrong.
 enum SQLiteErrors {
     /// A failure while opening the file at `path`.
     static func opening(path: String, _ error: any Error) -> DepotError {
@@ -22,7 +22,7 @@ enum SQLiteErrors {
     }
 
     /// Any error from a read, a write or a transaction: Depot errors pass through; SQLite's own
-    /// (through GRDB or Depot's statement runner alike) become ``DepotError``s.
+    /// (through GRDB or Depot's statement runner alike) become `DepotError`s.
     static func map(_ error: any Error, path: String) -> any Error {
         if error is DepotError || error is CancellationError { return error }
         let code: Int32

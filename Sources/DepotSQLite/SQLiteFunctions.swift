@@ -6,7 +6,7 @@ import GRDBSQLite
 /// The functions and collation Depot's SQLite statements use, registered on every connection,
 /// so SQLite computes exactly what the in-memory store computes.
 enum SQLiteFunctions {
-    /// `depot_fold(text)`: ``TextFolding/fold(_:)``, for case-insensitive matching; NULL for
+    /// `depot_fold(text)`: `TextFolding.fold(_:)`, for case-insensitive matching; NULL for
     /// NULL and numbers. Registered through the C API: it runs once per row a search reads.
     static let fold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, _, arguments in

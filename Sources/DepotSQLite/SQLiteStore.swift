@@ -17,11 +17,11 @@ import Foundation
 ///
 /// Storage: `Decimal` as exact text (`DECIMAL_TEXT`, compared numerically through a collation),
 /// `Date` as seconds since the reference date (`DATE_REAL`), rounded to the microsecond as on every
-/// store (``Date/microseconds``), `UUID` as 16 bytes (`UUID_BLOB`), `URL` and JSON values as text,
+/// store (`Date.microseconds`), `UUID` as 16 bytes (`UUID_BLOB`), `URL` and JSON values as text,
 /// `Bool` as 0/1. Another process may use the same file; busy waits up to `busyTimeout` instead of
 /// failing.
 ///
-/// `SQLiteStore` is ``SQLStore`` on ``SQLiteEngine``: reads, transactions, table checks and
+/// `SQLiteStore` is `SQLStore` on ``SQLiteEngine``: reads, transactions, table checks and
 /// migrations are the same code as `PostgresStore`'s.
 public typealias SQLiteStore = SQLStore<SQLiteEngine>
 
@@ -29,7 +29,7 @@ extension SQLStore where Engine == SQLiteEngine {
     /// Opens (or creates) the database file at `path`.
     ///
     /// - Parameter busyTimeout: how long a write waits for another process's write to finish.
-    /// - Throws: ``DepotError`` of kind `.storage` when the file is not a SQLite database or
+    /// - Throws: `DepotError` of kind `.storage` when the file is not a SQLite database or
     ///   cannot be opened for writing; the message names the path.
     public convenience init(path: String, busyTimeout: Duration = .seconds(10)) throws {
         self.init(engine: try SQLiteEngine(path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false))
@@ -37,6 +37,13 @@ extension SQLStore where Engine == SQLiteEngine {
 
     /// A private database in a new temporary file, deleted when the store is released:
     /// for tests and scratch work, with the same semantics as a file store.
+    ///
+    /// ```swift
+    /// let store = try SQLiteStore.temporary()
+    /// ```
+    ///
+    /// - Throws: The file system's error when the temporary folder cannot be created, or
+    ///   `DepotError` of kind `.storage` when the database cannot be opened.
     public static func temporary() throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)

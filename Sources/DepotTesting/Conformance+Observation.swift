@@ -15,10 +15,14 @@ func eventually(_ condition: () -> Bool) async -> Bool {
 }
 
 /// A small deterministic random generator (SplitMix64), so a failing sequence can be replayed
-/// from its seed.
+/// from its seed. The observation cases drive their random writes with it and name the seed when
+/// they fail.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
+    /// The generator's state: the seed when created, advanced on every call to `next()`.
     public var state: UInt64
+    /// Creates a generator seeded with `state`: equal seeds give equal sequences.
     public init(state: UInt64) { self.state = state }
+    /// Advances the state and returns the next pseudo-random 64-bit value.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -2,14 +2,22 @@ import Depot
 import Foundation
 import Testing
 
-/// A user whose API responses carry different subsets of fields.
+/// A user whose API responses carry different subsets of fields: the entity of the partial-update
+/// cases of ``StoreConformance``, patched directly and through ``TestUserPatchMapper``.
 public struct TestUser: Entity, Equatable {
+    /// The primary key (column `id`).
     public var id: Int
+    /// The display name: required, so a patch that creates a user must set it.
     public var name: String
+    /// The email address; `nil` when unknown.
     public var email: String?
+    /// Whether the user is online; `nil` when unknown (column `is_online`).
     public var isOnline: Bool?
+    /// When the user was last seen; `nil` if never (column `last_seen`). ``TestUserDTO`` has no such
+    /// field, so mapped patches keep it.
     public var lastSeen: Date?
 
+    /// Creates a user; the optional fields default to `nil`.
     public init(id: Int, name: String, email: String? = nil, isOnline: Bool? = nil, lastSeen: Date? = nil) {
         self.id = id
         self.name = name
@@ -18,6 +26,7 @@ public struct TestUser: Entity, Equatable {
         self.lastSeen = lastSeen
     }
 
+    /// Table `users`, keyed by `id`; `isOnline` and `lastSeen` are stored as `is_online` and `last_seen`.
     public static let schema = Schema<TestUser>("users", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.name, "name")
@@ -27,17 +36,28 @@ public struct TestUser: Entity, Equatable {
     }
 }
 
-/// A partial API response for ``TestUser``.
+/// A partial API response for ``TestUser``, decoded from JSON: each `Field` member is absent when
+/// the JSON lacks it, `null` when the JSON says `null`, and a value otherwise.
 public struct TestUserDTO: Codable, Sendable {
+    /// The key of the user the response is about; always present.
     public var id: Int
+    /// The name, if the response carries it; `$name` tells a missing member (`absent`) from `null`.
     @Field public var name: String?
+    /// The email address, if the response carries it; `$email` tells a missing member from `null`.
     @Field public var email: String?
+    /// Whether the user is online, if the response says; `$isOnline` tells a missing member from `null`.
     @Field public var isOnline: Bool?
 }
 
-/// Maps partial responses to patches.
+/// Maps partial responses (``TestUserDTO``) to patches of ``TestUser``, for `persist(_:mapper:)`.
 public struct TestUserPatchMapper: PatchMapper {
+    /// Creates the mapper; it holds no state.
     public init() {}
+    /// The patch one response makes: it assigns the name, email and online state the response carries,
+    /// leaving the columns of missing members alone and clearing those it sends as `null`.
+    ///
+    /// - Parameter dto: A decoded response.
+    /// - Returns: A patch of the ``TestUser`` row whose key is `dto.id`.
     public func patch(from dto: TestUserDTO) -> Patch<TestUser> {
         Patch(key: dto.id).set(\.name, dto.$name).set(\.email, dto.$email).set(\.isOnline, dto.$isOnline)
     }

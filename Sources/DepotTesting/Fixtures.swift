@@ -1,17 +1,29 @@
 import Depot
 import Foundation
 
-/// An airport-shaped entity for conformance tests and examples.
+/// An airport-shaped entity for conformance tests and examples: the row type of most store cases.
+///
+/// The write, query, transaction, mapper and observation cases of ``StoreConformance`` run on it,
+/// mostly over the ten rows of ``TestAirport/sample``.
 public struct TestAirport: Entity, Equatable, Hashable {
+    /// The ICAO code, such as `ENGM`: the primary key (column `icao`).
     public var icao: String
+    /// The IATA code, such as `OSL`; `nil` when the airport has none (two sample rows), for the `NULL` cases.
     public var iata: String?
+    /// The airport's name; sample names mix case and non-ASCII letters, and one holds `%` and `_`.
     public var name: String
+    /// The city it serves; `nil` when unknown.
     public var city: String?
+    /// The ISO 3166-1 alpha-2 code of its country, such as `NO`.
     public var country: String
+    /// The elevation in feet above sea level: negative below it, and not always whole.
     public var elevation: Double
+    /// The latitude in degrees, north positive (column `lat`).
     public var latitude: Double
+    /// The longitude in degrees, east positive (column `lon`).
     public var longitude: Double
 
+    /// Creates an airport; `iata` and `city` default to `nil`, the elevation and coordinates to 0.
     public init(
         icao: String, iata: String? = nil, name: String, city: String? = nil, country: String,
         elevation: Double = 0, latitude: Double = 0, longitude: Double = 0
@@ -26,6 +38,7 @@ public struct TestAirport: Entity, Equatable, Hashable {
         self.longitude = longitude
     }
 
+    /// Table `airports`, keyed by `icao`; `latitude` and `longitude` are stored as `lat` and `lon`.
     public static let schema = Schema<TestAirport>("airports", primaryKey: \.icao) {
         Column(\.icao, "icao")
         Column(\.iata, "iata")
@@ -72,28 +85,39 @@ public struct TestAirport: Entity, Equatable, Hashable {
     ]
 }
 
-/// A surface kind: a `RawRepresentable` attribute.
+/// A surface kind: a `RawRepresentable` attribute, stored as its raw text by ``AllTypes``.
 public enum Surface: String, StorableValue, Sendable, Codable {
     case asphalt, grass, gravel
 }
 
-/// A length in feet: a custom type stored through a primitive.
+/// A length in feet: a custom type stored through a primitive (an `Int` column), for ``AllTypes``.
 public struct Feet: StorableAsPrimitive, Equatable, Hashable {
+    /// The length in whole feet; a store only ever gives back values of 0 or more.
     public var value: Int
+    /// Creates a length of `value` feet, without checking it.
     public init(_ value: Int) { self.value = value }
+    /// Rebuilds a length from its stored form.
+    ///
+    /// - Parameter primitive: The stored number of feet.
+    /// - Throws: An error when `primitive` is negative, so reading such a row fails.
     public init(primitive: Int) throws {
         guard primitive >= 0 else { throw FeetError.negative }
         value = primitive
     }
+    /// The stored form: the number of feet, in an integer column.
     public var primitive: Int { value }
     enum FeetError: Error { case negative }
 }
 
-/// A `Codable` attribute stored as JSON.
+/// A runway: a `Codable` attribute stored as JSON, for ``AllTypes``.
 public struct Runway: Codable, Equatable, Hashable, StorableAsJSON {
+    /// The designator, such as `01L/19R`; the fixtures include an empty one and one with quotes and a backslash.
     public var designator: String
+    /// The length in meters; not validated (the fixtures store 0 and -1).
     public var lengthMeters: Int
+    /// The names of its lighting systems, such as `edge` and `centre`; may be empty.
     public var lights: [String]
+    /// Creates a runway.
     public init(designator: String, lengthMeters: Int, lights: [String]) {
         self.designator = designator
         self.lengthMeters = lengthMeters
@@ -102,36 +126,68 @@ public struct Runway: Codable, Equatable, Hashable, StorableAsJSON {
 }
 
 /// An entity holding one attribute of every supported type, optional and not.
+///
+/// The value cases of ``StoreConformance`` check that ``AllTypes/extremes`` round-trips exactly
+/// and compares correctly; the partial-update cases patch its optional columns.
 public struct AllTypes: Entity, Equatable {
+    /// The primary key (column `id`): 1, 2 and 3 in ``AllTypes/extremes``.
     public var id: Int
+    /// A `Bool` (column `bool`).
     public var bool: Bool
+    /// An `Int8` (column `int8`): `.min`, `.max` and 0 in the extremes.
     public var int8: Int8
+    /// An `Int16` (column `int16`): `.min`, `.max` and 0 in the extremes.
     public var int16: Int16
+    /// An `Int32` (column `int32`): `.min`, `.max` and 0 in the extremes.
     public var int32: Int32
+    /// An `Int64` (column `int64`): `.min`, `.max` and 0 in the extremes.
     public var int64: Int64
+    /// A `UInt8` (column `uint8`): `.max`, `.min` and 0 in the extremes.
     public var uint8: UInt8
+    /// A `UInt16` (column `uint16`): `.max`, `.min` and 0 in the extremes.
     public var uint16: UInt16
+    /// A `UInt32` (column `uint32`): `.max`, `.min` and 0 in the extremes.
     public var uint32: UInt32
+    /// A `Float` (column `float`): the smallest positive, the most negative finite value, and 0.1.
     public var float: Float
+    /// A `Double` (column `double`): the most negative finite, the smallest positive value, and 0.1.
     public var double: Double
+    /// A `Decimal` of up to 30 significant digits (column `decimal`).
     public var decimal: Decimal
+    /// A `Date`, kept to the microsecond (column `date`); one of the extremes is before 1970.
     public var date: Date
+    /// A `String`, compared byte for byte: emoji, an empty string, combining marks, tab and newline (column `string`).
     public var string: String
+    /// Bytes (column `data`): empty, every byte value 0–255, and a single zero byte in the extremes.
     public var data: Data
+    /// A `UUID` (column `uuid`).
     public var uuid: UUID
+    /// A `URL`, with percent escapes, a fragment and a non-ASCII host in the extremes (column `url`).
     public var url: URL
+    /// An enumeration stored as its raw value, ``Surface`` (column `surface`).
     public var surface: Surface
+    /// A custom type stored through an integer, ``Feet`` (column `length`).
     public var length: Feet
+    /// A `Codable` value stored as JSON, ``Runway`` (column `runway`).
     public var runway: Runway
+    /// An optional `Int`; `nil` stores `NULL` (column `optional_int`).
     public var optionalInt: Int?
+    /// An optional `String`; `nil` stores `NULL`, unlike the empty string (column `optional_string`).
     public var optionalString: String?
+    /// An optional `Date`, kept to the microsecond; `nil` stores `NULL` (column `optional_date`).
     public var optionalDate: Date?
+    /// An optional `Decimal`; `nil` stores `NULL` (column `optional_decimal`).
     public var optionalDecimal: Decimal?
+    /// Optional bytes; `nil` stores `NULL`, unlike empty data (column `optional_data`).
     public var optionalData: Data?
+    /// An optional `UUID`; `nil` stores `NULL` (column `optional_uuid`).
     public var optionalUUID: UUID?
+    /// An optional ``Surface``; `nil` stores `NULL` (column `optional_surface`).
     public var optionalSurface: Surface?
+    /// An optional ``Runway``, stored as JSON; `nil` stores `NULL` (column `optional_runway`).
     public var optionalRunway: Runway?
 
+    /// Table `all_types`, keyed by `id`: one column per property, named in snake case.
     public static let schema = Schema<AllTypes>("all_types", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.bool, "bool")
@@ -163,7 +219,8 @@ public struct AllTypes: Entity, Equatable {
         Column(\.optionalRunway, "optional_runway")
     }
 
-    /// Values at the extremes of every type.
+    /// Values at the extremes of every type: minimums and maximums, the smallest magnitudes, empty and
+    /// non-ASCII text. Row 2 has every optional `nil`; row 1 has none.
     public static let extremes: [AllTypes] = [
         AllTypes(
             id: 1, bool: true, int8: .min, int16: .min, int32: .min, int64: .min, uint8: .max, uint16: .max,
@@ -200,18 +257,24 @@ public struct AllTypes: Entity, Equatable {
     ]
 }
 
-/// An entity with a two-column primary key.
+/// An entity with a two-column primary key: for the composite-key cases, and as a second table in
+/// the transaction and observation cases.
 public struct Reading: Entity, Equatable {
+    /// The station that took the reading: the first key column (column `station`).
     public var station: String
+    /// The reading's number at its station: the second key column (column `sequence`).
     public var sequence: Int
+    /// The measured value; `nil` stores `NULL` (column `value`).
     public var value: Double?
 
+    /// Creates a reading.
     public init(station: String, sequence: Int, value: Double?) {
         self.station = station
         self.sequence = sequence
         self.value = value
     }
 
+    /// Table `readings`, keyed by `station`, then `sequence`.
     public static let schema = Schema<Reading>("readings", primaryKey: \.station, \.sequence) {
         Column(\.station, "station")
         Column(\.sequence, "sequence")

@@ -16,6 +16,15 @@ import Testing
 public enum MigrationHarness {
     /// Migrates `store` to `version - 1`, runs `seed` in one transaction, then migrates to
     /// `version`; returns what the last migration did.
+    ///
+    /// - Parameters:
+    ///   - migrations: The app's full migration list.
+    ///   - version: The version whose step is under test (1-based); the database is built up to the
+    ///     one before it.
+    ///   - store: The store to migrate, normally new and empty.
+    ///   - seed: Writes rows as the previous version stores them, in one transaction.
+    /// - Returns: What the migration to `version` did (`MigrationOutcome`): normally that one step.
+    /// - Throws: A migration error (the step names itself in it), or what `seed` throws.
     @discardableResult
     public static func step(
         _ migrations: Migrations, to version: Int, on store: some MigratableStore,
@@ -31,7 +40,11 @@ public enum MigrationHarness {
 
 /// One migration behaviour every migratable store must have. `open` gives a new store instance
 /// on the same fresh database each time it is called (the first is the store under test).
+///
+/// Take the cases from ``MigrationConformance/cases`` and run each with ``MigrationCase/run(open:)``
+/// on a database of its own; leave out the ``MigrationCase/needsSQL`` cases on a store without SQL.
 public struct MigrationCase: Sendable, CustomStringConvertible {
+    /// What the case pins down; it labels the test's argument.
     public let name: String
     /// Whether the case runs raw SQL steps (SQL stores only).
     public let needsSQL: Bool
@@ -46,9 +59,16 @@ public struct MigrationCase: Sendable, CustomStringConvertible {
         self.body = body
     }
 
+    /// The case's ``MigrationCase/name``, which Swift Testing shows as the test's argument.
     public var description: String { name }
 
     /// Runs the case; `open` opens the same empty database anew on each call.
+    ///
+    /// - Parameter open: Returns a store on the case's database: the store under test on the first
+    ///   call, and on later calls another instance on the same database (as another process would
+    ///   open it). A store with one database in memory may return the same instance every time.
+    /// - Throws: Errors the case did not expect from the store, or from a failed `#require`. Failed
+    ///   `#expect`s are recorded as issues of the running test instead.
     public func run(open: @escaping @Sendable () async throws -> any MigratableStore) async throws {
         try await body(open)
     }
@@ -140,7 +160,28 @@ extension MigrationConformance {
 }
 
 /// The migration conformance suite: the same steps give the same database on every store.
+///
+/// A migratable store's test target runs each case on a new database. The in-memory store, which
+/// cannot run raw SQL, leaves out the SQL cases and hands out its one instance:
+///
+/// ```swift
+/// import Depot
+/// import DepotTesting
+/// import Testing
+///
+/// @Test(arguments: MigrationConformance.cases.filter { !$0.needsSQL })
+/// func migrations(_ check: MigrationCase) async throws {
+///     let store = InMemoryStore()
+///     try await check.run { store }
+/// }
+/// ```
+///
+/// A store on a database file or server opens a new instance on the case's database on each call,
+/// such as `try await check.run { try SQLiteStore(path: path) }` with a new `path` per case.
+/// ``MigrationHarness`` tests an app's own steps the same way, one at a time.
 public enum MigrationConformance {
+    /// Every case of the suite: applying, reverting and refusing steps, the ledger, schema checks,
+    /// raw SQL (``MigrationCase/needsSQL``) and two stores migrating one database at once.
     public static let cases: [MigrationCase] = [
         MigrationCase("a new database reaches the latest version step by step, each recorded in the ledger") { open in
             let store = try await open()

@@ -2,6 +2,10 @@ import Depot
 import Testing
 
 /// One behaviour every store must have, run against a fresh store.
+///
+/// Take the cases from ``StoreConformance/cases`` and run each with ``ConformanceCase/run(on:)``
+/// on an empty store of its own. A case records failed expectations as Swift Testing issues, so run
+/// it inside a test; its ``ConformanceCase/name`` labels the test's argument.
 public struct ConformanceCase: Sendable, CustomStringConvertible {
     /// What the case pins down.
     public let name: String
@@ -12,20 +16,27 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
         self.body = body
     }
 
+    /// The case's ``ConformanceCase/name``, which Swift Testing shows as the test's argument.
     public var description: String { name }
 
     /// Runs the case against `store`, which must be empty.
+    ///
+    /// - Parameter store: A new, empty store of the backend under test; the case writes the rows it
+    ///   needs and leaves them there.
+    /// - Throws: Errors the case did not expect from the store, or from a failed `#require`. Failed
+    ///   `#expect`s are recorded as issues of the running test instead.
     public func run(on store: any Store) async throws {
         try await body(store)
     }
 }
 
-/// The backend conformance suite: the behaviours every ``Store`` must share, so the same code
+/// The backend conformance suite: the behaviours every `Store` must share, so the same code
 /// gives the same answers on every backend.
 ///
 /// A backend's test target runs each case on a fresh, empty store:
 ///
 /// ```swift
+/// import Depot
 /// import DepotTesting
 /// import Testing
 ///
@@ -34,8 +45,14 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 ///     try await check.run(on: InMemoryStore())
 /// }
 /// ```
+///
+/// Give each case a store of its own (a new in-memory store, temporary database file or scratch
+/// schema): cases assume they start empty. The cases use the fixtures of this module, such as
+/// ``TestAirport``, ``AllTypes``, ``Reading``, ``TestUser`` and the relation entities
+/// (``RelationSample``). ``MigrationConformance`` is the companion suite for migrations.
 public enum StoreConformance {
-    /// Every case of the suite.
+    /// Every case of the suite: values, writes, queries, transactions, mappers, partial updates,
+    /// observation and relations, each with a name of its own.
     public static var cases: [ConformanceCase] {
         valueCases + writeCases + queryCases + transactionCases + mapperCases + partialCases
             + observationCases + relationCases

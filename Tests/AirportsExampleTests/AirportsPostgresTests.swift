@@ -3,6 +3,7 @@ import Depot
 import DepotHTTP
 import DepotPostgres
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import AirportsExample
 import Depot
 import DepotPostgres
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing

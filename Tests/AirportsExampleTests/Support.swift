@@ -1,6 +1,7 @@
 import AirportsExample
 import Depot
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import Depot
 import DepotPostgres
+import DepotTestSupport
 import DepotTesting
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Depot
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing

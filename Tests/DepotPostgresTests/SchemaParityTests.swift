@@ -2,6 +2,7 @@ import Depot
 import DepotPostgres
 import DepotSQL
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Testing
 

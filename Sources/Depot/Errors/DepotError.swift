@@ -16,6 +16,7 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. New kinds may be added without breaking callers.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         let name: String
+        /// The kind's name, as messages show it: `constraint violation`, `schema mismatch`.
         public var description: String { name }
 
         /// A schema declaration is invalid (identifier, duplicate column, primary key).
@@ -51,6 +52,18 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
     /// The error reported by the engine or mapper, if any.
     public var underlying: (any Error)?
 
+    /// An error of `kind` with `message`: what stores, mappers and custom conversions throw.
+    ///
+    /// ```swift
+    /// throw DepotError(.invalidQuery, "airports: limit must not be negative (got -1)", table: "airports")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: What kind of failure it is; callers switch on it.
+    ///   - message: What happened, naming entity, column and key; never bound values.
+    ///   - table: The table involved, if any.
+    ///   - column: The column involved, if any.
+    ///   - underlying: The engine's or mapper's own error, if any.
     public init(
         _ kind: Kind, _ message: String, table: String? = nil, column: String? = nil,
         underlying: (any Error)? = nil
@@ -62,6 +75,7 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// `DepotError(kind): message`, followed by the underlying error in brackets when there is one.
     public var description: String {
         var text = "DepotError(\(kind)): \(message)"
         if let underlying { text += " [\(underlying)]" }

@@ -4,16 +4,25 @@ extension InMemoryStore: MigratableStore {
     /// Applies `migrations` to the tables in memory, through the same driver as the SQL stores:
     /// the same ledger checks, one transaction per step, the same errors. Raw SQL steps cannot run
     /// here and fail naming the step.
+    ///
+    /// - Throws: ``DepotError`` of kind ``DepotError/Kind/migration`` (see
+    ///   ``MigratableStore/applyMigrations(_:to:progress:)``).
     public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         try await MigrationRunner.migrate(migrations, to: target, on: self, progress: progress)
     }
 
+    /// The ledger kept with the tables in memory, in version order.
     public func appliedMigrations() async throws -> [AppliedMigration] {
         try await MigrationRunner.applied(on: self)
     }
 
+    /// Compares the tables in memory with the schemas of `entities`, as the SQL stores compare
+    /// theirs.
+    ///
+    /// - Throws: ``DepotError`` of kind ``DepotError/Kind/schemaMismatch`` listing every table
+    ///   that is missing or differs.
     public func checkSchema(of entities: [any Entity.Type]) async throws {
         let database = currentDatabase()
         try await SchemaComparison.check(entities) { description in
@@ -21,6 +30,8 @@ extension InMemoryStore: MigratableStore {
         }
     }
 
+    /// Removes every table, index and the ledger, in one transaction; observers of the tables
+    /// that were there are told they changed.
     public func eraseDatabase() async throws {
         try await withMigrationSession { writer in
             try writer.withActive { state in

@@ -20,16 +20,29 @@ public final class InMemoryStore: Store, MigrationTransactions {
     /// An empty store.
     public init() {}
 
+    /// Runs `query` over the last committed state, without waiting for a running transaction.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` or `.schemaMismatch`, as
+    ///   ``StoreReader/scan(_:_:)`` describes; and whatever `read` throws.
     public func scan<Result: Sendable>(
         _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
         try committed.withLock { $0 }.scan(query, read)
     }
 
+    /// Counts the rows of `query` in the last committed state.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` or `.schemaMismatch`.
     public func count(_ query: SelectQuery) async throws -> Int {
         try committed.withLock { $0 }.count(query)
     }
 
+    /// Runs `body` on a private copy of the tables, then publishes the copy as the committed state
+    /// (and announces the tables it wrote), or drops it if `body` throws. Transactions run one at
+    /// a time, first come first served.
+    ///
+    /// - Throws: The error `body` throws; ``DepotError`` of kind `.transaction` when the writer
+    ///   is used after `body` returned.
     public func transaction<T: Sendable>(
         _ body: @Sendable (any StoreWriter) async throws -> T
     ) async throws -> T {
@@ -56,6 +69,8 @@ public final class InMemoryStore: Store, MigrationTransactions {
         return result
     }
 
+    /// A stream of this store's commits that wrote something, from now on; a consumer that falls
+    /// behind keeps the newest 256.
     public func commits() -> AsyncStream<StoreCommit> {
         broadcaster.subscribe()
     }

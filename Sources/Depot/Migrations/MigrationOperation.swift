@@ -1,10 +1,16 @@
-/// An index as migrations create it.
+/// An index as migrations create it (see ``MigrationOperation/createIndex(_:on:columns:unique:)``).
 public struct IndexDescription: Sendable, Hashable {
+    /// The index's name, unique in the database.
     public var name: String
+    /// The table indexed.
     public var table: String
+    /// The columns indexed, in index order.
     public var columns: [String]
+    /// Whether the index rejects two rows with the same values in ``columns``: writes that would
+    /// fail with `.constraintViolation`, on every store.
     public var isUnique: Bool
 
+    /// An index named `name` on `columns` of `table`.
     public init(name: String, table: String, columns: [String], isUnique: Bool = false) {
         self.name = name
         self.table = table
@@ -30,29 +36,59 @@ public struct RawSQL: Sendable, Hashable {
 /// One change a ``Migration`` makes. Every store carries each one out the same way; where the
 /// engine cannot alter a table in place (SQLite changing a column's type or nullability), the
 /// store rebuilds the table itself: new table, copy, drop, rename, indexes recreated.
+///
+/// An operation that cannot be carried out (a missing table or column, a name already taken, a
+/// value that does not convert) fails its step: ``MigratableStore/migrate(_:to:progress:)`` throws
+/// a ``DepotError`` of kind ``DepotError/Kind/migration`` naming the step, with the cause as
+/// ``DepotError/underlying``, and the step writes nothing.
 public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// What the operation does.
     public enum Action: Sendable {
+        /// Creates a table, unless one with its name exists (see ``MigrationOperation/createTable(_:)``).
         case createTable(TableDescription)
+        /// Drops the named table.
         case dropTable(String)
+        /// Renames a table.
         case renameTable(from: String, to: String)
+        /// Adds a column, filling existing rows with the default (NULL when `nil`).
         case addColumn(table: String, column: TableDescription.ColumnDescription, default: StoredValue?)
+        /// Drops a column.
         case dropColumn(table: String, column: String)
+        /// Renames a column.
         case renameColumn(table: String, from: String, to: String)
+        /// Changes a column's type or nullability, converting its values.
         case alterColumn(table: String, column: TableDescription.ColumnDescription)
+        /// Creates an index.
         case createIndex(IndexDescription)
+        /// Drops the named index.
         case dropIndex(name: String)
         /// Raw SQL scripts, one per dialect by the dialect's name (a SQL store runs the one for its
         /// dialect, and fails the step when it has none).
         case sql(scripts: [RawSQL])
+        /// Swift code reading and writing rows in the step's transaction; `label` names it in the
+        /// step's checksum and in errors.
         case data(label: String, body: @Sendable (Transaction) async throws -> Void)
     }
 
+    /// What the operation does.
     public var action: Action
 
+    /// An operation doing `action`; the static builders (``createTable(_:)``,
+    /// ``addColumn(_:_:nullable:to:default:)``, …) are the usual way to make one.
     public init(_ action: Action) { self.action = action }
 
-    /// Creates the table of `entity` as its schema declares it.
+    /// Creates the table of `entity` as its schema declares it, unless a table with its name
+    /// exists.
+    ///
+    /// ```swift
+    /// Migration("1 airports", [.createTable(Airport.self)])
+    /// // SQLite:     CREATE TABLE IF NOT EXISTS "airports" ("icao" TEXT NOT NULL, …, PRIMARY KEY ("icao"))
+    /// // PostgreSQL: CREATE TABLE IF NOT EXISTS "airports" ("icao" text NOT NULL, …, "icao#folded" text, …,
+    /// //             PRIMARY KEY ("icao"))
+    /// ```
+    ///
+    /// The table is the schema's as the step runs: declare a frozen copy of the entity
+    /// (`AirportV1`) for the step when the entity will change later, so the step's checksum stays.
     public static func createTable<Root: Entity>(_ entity: Root.Type) -> Self {
         Self(.createTable(Root.schema.table))
     }
@@ -66,6 +102,23 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     }
 
     /// Adds a column; existing rows get `default` (required for a NOT NULL column).
+    ///
+    /// ```swift
+    /// .addColumn("elevation", .double, to: "airports", default: .double(0))
+    /// // SQLite:     ALTER TABLE "airports" ADD COLUMN "elevation" REAL DEFAULT 0.0 NOT NULL
+    /// // PostgreSQL: ALTER TABLE "airports" ADD COLUMN "elevation" double precision DEFAULT 0.0 NOT NULL
+    /// ```
+    ///
+    /// SQL stores take a Boolean, number, decimal or text default; a date, UUID or blob default
+    /// (or a non-finite double) fails the step there: add the column as nullable and fill it with
+    /// a ``data(_:_:)`` step.
+    ///
+    /// - Parameters:
+    ///   - name: The new column's name.
+    ///   - type: Its storage type.
+    ///   - nullable: Whether it accepts NULL; a NOT NULL column needs `default`.
+    ///   - table: The table to add it to.
+    ///   - value: What existing rows, and rows written later without the column, hold.
     public static func addColumn(
         _ name: String, _ type: ColumnType, nullable: Bool = false, to table: String, default value: StoredValue? = nil
     ) -> Self {
@@ -78,6 +131,11 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     }
 
     /// Renames a column; its values stay.
+    ///
+    /// ```swift
+    /// .renameColumn("elev", to: "elevation", in: "airports")
+    /// // SQL: ALTER TABLE "airports" RENAME COLUMN "elev" TO "elevation"
+    /// ```
     public static func renameColumn(_ name: String, to newName: String, in table: String) -> Self {
         Self(.renameColumn(table: table, from: name, to: newName))
     }
@@ -86,11 +144,29 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// a value that does not convert (a NULL for NOT NULL, `4.5` for an integer, text that is not
     /// a decimal number such as `nan` or `0x10`) fails the step, writing nothing, and the error
     /// names the column, how many values and one of them.
+    ///
+    /// ```swift
+    /// .alterColumn("elevation", to: .integer, nullable: true, in: "airports")
+    /// // PostgreSQL: ALTER TABLE "airports" ALTER COLUMN "elevation" TYPE bigint USING "elevation"::bigint;
+    /// //             ALTER TABLE "airports" ALTER COLUMN "elevation" DROP NOT NULL
+    /// // SQLite:     CREATE TABLE "airports#rebuild" (…), rows copied with CAST, old table dropped,
+    /// //             new one renamed, indexes recreated
+    /// ```
+    ///
+    /// The step has no automatic inverse: give `down:` to make it reversible.
     public static func alterColumn(_ name: String, to type: ColumnType, nullable: Bool, in table: String) -> Self {
         Self(.alterColumn(table: table, column: .init(name: name, type: type, isNullable: nullable)))
     }
 
     /// Creates an index (unique, composite).
+    ///
+    /// ```swift
+    /// .createIndex("airports_country", on: "airports", columns: ["country"])
+    /// // SQL: CREATE INDEX "airports_country" ON "airports" ("country")
+    /// ```
+    ///
+    /// A unique index over rows that already repeat its values fails the step; afterwards, writes
+    /// that would repeat them fail with `.constraintViolation`.
     public static func createIndex(_ name: String, on table: String, columns: [String], unique: Bool = false) -> Self {
         Self(.createIndex(IndexDescription(name: name, table: table, columns: columns, isUnique: unique)))
     }
@@ -107,6 +183,17 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
 
     /// A data step: reads and writes rows through repositories inside the step's transaction.
     /// Declare entities for the old and the new shape as needed; both are visible in the step.
+    ///
+    /// ```swift
+    /// .data("feet to metres") { tx in
+    ///     for try await batch in tx.repository(AirportV2.self).batches(of: 10_000) {
+    ///         try await tx.repository(AirportV2.self).upsert(batch.map { $0.inMetres() })
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Only `label` enters the step's checksum: editing the closure's code is not detected. An
+    /// error the closure throws fails the step. The step has no automatic inverse.
     public static func data(_ label: String, _ body: @escaping @Sendable (Transaction) async throws -> Void) -> Self {
         Self(.data(label: label, body: body))
     }

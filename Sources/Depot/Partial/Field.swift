@@ -16,8 +16,8 @@
 /// ```
 ///
 /// `Encodable` leaves absent members out, so the same type can build PATCH bodies.
-/// Build patches from fields with ``Patch/set(_:_:)-(_,Field<Value>)``: absent leaves the stored
-/// column alone, null clears it, a value sets it.
+/// Build patches from fields with ``Patch``'s `set(_:_:)`: absent leaves the stored column alone,
+/// null clears it, a value sets it.
 @propertyWrapper
 public enum Field<Value> {
     /// The member was not in the payload.
@@ -83,6 +83,8 @@ extension Field: Encodable where Value: Encodable {
 extension KeyedDecodingContainer {
     /// Decodes a ``Field``: a missing key is `.absent` instead of an error. Synthesized
     /// `init(from:)` calls this overload for `@Field` members.
+    ///
+    /// - Throws: `DecodingError` when the key holds something that is neither `null` nor a `Value`.
     public func decode<Value: Decodable>(_ type: Field<Value>.Type, forKey key: Key) throws -> Field<Value> {
         guard contains(key) else { return .absent }
         return try decodeIfPresent(type, forKey: key) ?? .null

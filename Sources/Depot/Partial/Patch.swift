@@ -9,9 +9,14 @@
 ///     .set(\.isOnline, dto.$isOnline)  // null: isOnline cleared
 ///     .set(\.lastSeen, Date())         // always set
 /// try await users.apply([patch])
-/// // SQL: INSERT INTO "users" ("id", "isOnline", "lastSeen") VALUES (?, ?, ?)
-/// //      ON CONFLICT ("id") DO UPDATE SET "isOnline" = excluded."isOnline", "lastSeen" = excluded."lastSeen"
+/// // `name` is absent and required, so the row is updated, never created:
+/// // SQLite:     UPDATE "users" SET "isOnline" = ?2, "lastSeen" = ?3 WHERE "id" = ?1
+/// // PostgreSQL: UPDATE "users" SET "isOnline" = u.c2, "lastSeen" = u.c3
+/// //             FROM UNNEST(CAST($1 AS bigint[]), …) AS u(c1, c2, c3) WHERE "users"."id" = u.c1
 /// ```
+///
+/// A patch assigning every required column is written as an upsert instead
+/// (`INSERT … ON CONFLICT ("id") DO UPDATE SET` the assigned columns).
 ///
 /// Applying a patch to a stored row changes only the assigned columns. A patch for a key that
 /// is not stored creates the row when it assigns every required (non-optional) column, and
@@ -24,7 +29,9 @@ public struct Patch<Root: Entity>: Sendable {
     /// Assignments that cannot be made (`null` for a non-optional column), reported on apply.
     private(set) var problems: [String] = []
 
-    /// A patch of the row whose single-column primary key is `key`.
+    /// A patch of the row whose single-column primary key is `key`, assigning nothing yet.
+    ///
+    /// A key of the wrong arity (one value for a composite key) fails when the patch is applied.
     public init<Key: StorableValue>(key: Key) {
         self.key = [key.storedValue]
     }
@@ -42,7 +49,13 @@ public struct Patch<Root: Entity>: Sendable {
         return copy
     }
 
-    /// Assigns `value` to the column for `keyPath`.
+    /// Assigns `value` to the column for `keyPath`, replacing an earlier assignment of it.
+    ///
+    /// ```swift
+    /// let patch = Patch<Airport>(key: "ENGM").set(\.elevation, 208)
+    /// ```
+    ///
+    /// A key path that is not a column of the schema stops the program.
     public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
         assigning(keyPath, value.storedValue)
     }

@@ -9,7 +9,9 @@
 /// try await users.persist(dtos, mapper: UserDTOMapper())
 /// ```
 public protocol PatchMapper<Source, Target>: Sendable {
+    /// The incoming value, typically a DTO with ``Field`` members.
     associatedtype Source
+    /// The entity it patches.
     associatedtype Target: Entity
     /// The patch a source value makes.
     func patch(from source: Source) throws -> Patch<Target>
@@ -23,6 +25,22 @@ extension Repository {
     /// column by column. Rows assigning the same columns are written by one upsert statement,
     /// without reading them first. If any patch fails (a new row lacking required columns, `null`
     /// for a non-optional column), nothing of the call is written.
+    ///
+    /// ```swift
+    /// try await airports.apply([
+    ///     Patch(key: "ENGM").set(\.elevation, 208),
+    ///     Patch(key: "ENBR").set(\.iata, dto.$iata),
+    /// ])
+    /// ```
+    ///
+    /// A group whose patches lack a required column is written as an `UPDATE` of the stored rows;
+    /// when it updates fewer rows than it holds, one more query finds the key that is not stored.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when a patch's key has the wrong number of
+    ///   values or a patch sets `null` for a non-optional column; `.missingColumns` when a patch
+    ///   for a key that is not stored lacks required columns (naming the key and the columns);
+    ///   `.constraintViolation` when an assigned ``ToOne`` key names no stored row; and the kinds
+    ///   every call may throw (see ``Repository``).
     public func apply(_ patches: some Sequence<Patch<Root>>) async throws {
         let schema = try checkedSchema()
         let keyWidth = schema.primaryKeyIndices.count
@@ -152,6 +170,15 @@ extension Repository {
     }
 
     /// Applies the patches `mapper` makes from `sources` (see ``apply(_:)``).
+    ///
+    /// ```swift
+    /// try await users.persist(dtos, mapper: UserDTOMapper())
+    /// ```
+    ///
+    /// Every source is mapped before anything is written.
+    ///
+    /// - Throws: ``DepotError`` of kind `.mappingFailed` wrapping an error the mapper throws (a
+    ///   ``DepotError`` it throws passes through as it is); then what ``apply(_:)`` throws.
     public func persist<Mapper: PatchMapper>(
         _ sources: some Sequence<Mapper.Source>, mapper: Mapper
     ) async throws where Mapper.Target == Root {

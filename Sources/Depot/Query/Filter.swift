@@ -4,7 +4,8 @@
 ///
 /// ```swift
 /// let high = try await airports.fetch(where: \.country == "NO" && \.elevation > 500)
-/// // SQL: WHERE ("country" = ?) AND ("elevation" > ?)
+/// // SQLite:     WHERE ("country" = ?) AND ("elevation" > ?)
+/// // PostgreSQL: WHERE ("country" COLLATE "C" = $1) AND ("elevation" > $2)
 /// let named = try await airports.fetch(where: .contains(\.name, "são", .caseInsensitive))
 /// let nordic = try await airports.fetch(where: .in(\.country, ["NO", "SE", "DK"]))
 /// let coded = try await airports.count(where: \.iata != nil)
@@ -30,6 +31,16 @@ public struct Filter<Root: Entity>: Sendable {
     static func column(_ keyPath: AnyKeyPath) -> String { Root.schema.columnName(keyPath) }
 
     /// Rows whose column holds one of `values` (`IN`). An empty collection matches nothing.
+    ///
+    /// ```swift
+    /// let nordic = try await airports.fetch(where: .in(\.country, ["NO", "SE", "DK"]))
+    /// // SQLite:     WHERE "country" IN (?, ?, ?)
+    /// // PostgreSQL: WHERE "country" COLLATE "C" IN ($1, $2, $3)
+    /// ```
+    ///
+    /// Any number of values works: beyond 100 texts or integers, the list is bound as one
+    /// parameter (`IN (SELECT value FROM json_each(?))` on SQLite,
+    /// `IN (SELECT unnest(CAST($1 AS text[])))` on PostgreSQL) instead of one per value.
     public static func `in`<Value: StorableValue>(
         _ keyPath: KeyPath<Root, Value>, _ values: some Sequence<Value>
     ) -> Filter {
@@ -44,6 +55,17 @@ public struct Filter<Root: Entity>: Sendable {
     }
 
     /// Rows whose text column contains `needle`.
+    ///
+    /// `%` and `_` in `needle` are ordinary characters (no `LIKE` pattern), and an empty needle
+    /// matches every non-NULL value. Case-insensitive matching folds both sides with
+    /// ``TextFolding/fold(_:)``.
+    ///
+    /// ```swift
+    /// let named = try await airports.fetch(where: .contains(\.name, "são", .caseInsensitive))
+    /// // SQLite:     WHERE instr(depot_fold("name"), ?) > 0
+    /// // PostgreSQL: WHERE strpos("name#folded", $1) > 0
+    /// // (case-sensitive: instr("name", ?) > 0 and strpos("name", $1) > 0)
+    /// ```
     public static func contains(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ needle: String,
         _ matching: TextMatching = .caseSensitive
@@ -51,7 +73,14 @@ public struct Filter<Root: Entity>: Sendable {
         Filter(.text(column: column(keyPath), .contains, needle, caseInsensitive: matching == .caseInsensitive))
     }
 
-    /// Rows whose text column starts with `prefix`.
+    /// Rows whose text column starts with `prefix`, byte for byte (or folded, when
+    /// case-insensitive).
+    ///
+    /// ```swift
+    /// let norwegian = try await airports.fetch(where: .hasPrefix(\.icao, "EN"))
+    /// // SQLite:     WHERE substr("icao", 1, length(?)) = ?
+    /// // PostgreSQL: WHERE starts_with("icao", $1)
+    /// ```
     public static func hasPrefix(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ prefix: String,
         _ matching: TextMatching = .caseSensitive
@@ -59,7 +88,14 @@ public struct Filter<Root: Entity>: Sendable {
         Filter(.text(column: column(keyPath), .hasPrefix, prefix, caseInsensitive: matching == .caseInsensitive))
     }
 
-    /// Rows whose text column ends with `suffix`.
+    /// Rows whose text column ends with `suffix`, byte for byte (or folded, when
+    /// case-insensitive).
+    ///
+    /// ```swift
+    /// let fields = try await airports.fetch(where: .hasSuffix(\.name, "field", .caseInsensitive))
+    /// // SQLite:     WHERE substr(depot_fold("name"), length(depot_fold("name")) - length(?) + 1) = ?
+    /// // PostgreSQL: WHERE right("name#folded", length($1)) = $2
+    /// ```
     public static func hasSuffix(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ suffix: String,
         _ matching: TextMatching = .caseSensitive
@@ -67,7 +103,7 @@ public struct Filter<Root: Entity>: Sendable {
         Filter(.text(column: column(keyPath), .hasSuffix, suffix, caseInsensitive: matching == .caseInsensitive))
     }
 
-    /// Both conditions hold.
+    /// Both conditions hold: `(lhs) AND (rhs)`. Chains of `&&` make one flat `AND`.
     public static func && (lhs: Filter, rhs: Filter) -> Filter {
         switch (lhs.node, rhs.node) {
         case (.and(let left), .and(let right)): Filter(.and(left + right))
@@ -76,7 +112,7 @@ public struct Filter<Root: Entity>: Sendable {
         }
     }
 
-    /// Either condition holds.
+    /// Either condition holds: `(lhs) OR (rhs)`. Chains of `||` make one flat `OR`.
     public static func || (lhs: Filter, rhs: Filter) -> Filter {
         switch (lhs.node, rhs.node) {
         case (.or(let left), .or(let right)): Filter(.or(left + right))
@@ -85,7 +121,8 @@ public struct Filter<Root: Entity>: Sendable {
         }
     }
 
-    /// The condition does not hold (unknown stays unknown).
+    /// The condition does not hold: `NOT (predicate)`. Unknown stays unknown, so
+    /// `!(\.iata == "OSL")` does not match a row whose `iata` is NULL.
     public static prefix func ! (predicate: Filter) -> Filter {
         Filter(.not(predicate.node))
     }
@@ -143,34 +180,63 @@ public func != <Root: Entity, Value: StorableValue>(
     Filter(.isNotNull(column: Root.schema.columnName(lhs)))
 }
 
+/// Rows whose column is less than `rhs`.
+///
+/// ```swift
+/// let lowland = try await airports.fetch(where: \.elevation < 100)
+/// // SQLite:     WHERE "elevation" < ?
+/// // PostgreSQL: WHERE "elevation" < $1
+/// ```
+///
+/// Every store orders values alike: text by UTF-8 bytes (PostgreSQL compares the column
+/// `COLLATE "C"`), decimals by value (SQLite compares the stored digits `COLLATE depot_decimal`),
+/// NULL never (a row whose column is NULL does not match).
 public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .less, rhs.storedValue)
 }
 
+/// Rows whose column is less than or equal to `rhs` (`"elevation" <= ?`), ordered as for `<`.
 public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .lessOrEqual, rhs.storedValue)
 }
 
+/// Rows whose column is greater than `rhs` (`"elevation" > ?`), ordered as for `<`.
+///
+/// ```swift
+/// let high = try await airports.fetch(where: \.elevation > 500)
+/// ```
 public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greater, rhs.storedValue)
 }
 
+/// Rows whose column is greater than or equal to `rhs` (`"elevation" >= ?`), ordered as for `<`.
 public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }
 
+/// Rows whose optional column holds a value less than `rhs`; NULL rows never match.
+///
+/// ```swift
+/// let shortCodes = try await airports.fetch(where: \.iata < "C")  // `iata` is a `String?`
+/// // SQLite:     WHERE "iata" < ?
+/// // PostgreSQL: WHERE "iata" COLLATE "C" < $1
+/// ```
 public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .less, rhs.storedValue)
 }
 
+/// Rows whose optional column holds a value less than or equal to `rhs`; NULL rows never match.
 public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .lessOrEqual, rhs.storedValue)
 }
 
+/// Rows whose optional column holds a value greater than `rhs`; NULL rows never match.
 public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greater, rhs.storedValue)
 }
 
+/// Rows whose optional column holds a value greater than or equal to `rhs`; NULL rows never
+/// match.
 public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }

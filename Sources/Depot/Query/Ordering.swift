@@ -2,11 +2,16 @@
 ///
 /// ```swift
 /// let list = try await airports.fetch(orderBy: [.descending(\.elevation), .ascending(\.name)])
-/// // SQL: ORDER BY "elevation" DESC, "name", "icao"
+/// // SQLite:     ORDER BY "elevation" DESC, "name", "icao"
+/// // PostgreSQL: ORDER BY "elevation" DESC NULLS LAST, "name" COLLATE "C" ASC NULLS FIRST,
+/// //             "icao" COLLATE "C" ASC NULLS FIRST
 /// let nearest = try await airports.fetch(
 ///     orderBy: [.nearest(to: Coordinate(latitude: 60.19, longitude: 11.10),
 ///                        latitude: \.latitude, longitude: \.longitude)],
 ///     limit: 5)
+/// // SQLite:     ORDER BY depot_distance(?, ?, "lat", "lon") NULLS LAST, "icao" LIMIT 5
+/// // PostgreSQL: ORDER BY depot_distance($1, $2, "lat", "lon") NULLS LAST,
+/// //             "icao" COLLATE "C" ASC NULLS FIRST LIMIT 5
 /// ```
 ///
 /// NULL sorts before every value (first when ascending, last when descending), on every store.

@@ -1,7 +1,12 @@
 /// A predicate as stores see it: a tree over column names and stored values.
 ///
 /// SQL stores render it to a `WHERE` clause with bound parameters; the in-memory store
-/// evaluates it with SQL's three-valued logic. Build it through the typed ``Predicate``.
+/// evaluates it with SQL's three-valued logic. Build it through the typed ``Filter``, whose
+/// ``Filter/node`` it is:
+///
+/// ```swift
+/// (\Airport.country == "NO").node  // .compare(column: "country", .equal, .text("NO"))
+/// ```
 public indirect enum PredicateNode: Sendable, Hashable {
     /// Compares a column with a value. A NULL on either side makes the comparison unknown.
     case compare(column: String, ComparisonOperator, StoredValue)
@@ -13,8 +18,11 @@ public indirect enum PredicateNode: Sendable, Hashable {
     case isIn(column: String, [StoredValue])
     /// A text match; `%` and `_` in the needle are literal characters.
     case text(column: String, TextOperator, String, caseInsensitive: Bool)
+    /// Every node holds; an empty list is true.
     case and([PredicateNode])
+    /// At least one node holds; an empty list is false.
     case or([PredicateNode])
+    /// The node does not hold; unknown stays unknown.
     case not(PredicateNode)
     /// Always true or always false.
     case constant(Bool)
@@ -115,6 +123,7 @@ public struct Subquery: Sendable, Hashable {
     /// The rows selected; `nil` selects every row. NULL values of `column` are never selected.
     public var predicate: PredicateNode?
 
+    /// The values of `column` in the rows of `table` matching `predicate` (every row when `nil`).
     public init(table: TableDescription, column: String, predicate: PredicateNode?) {
         self.table = table
         self.column = column
@@ -123,19 +132,30 @@ public struct Subquery: Sendable, Hashable {
 }
 
 /// A comparison between a column and a value.
+///
+/// The raw value is the SQL operator.
 public enum ComparisonOperator: String, Sendable, Hashable {
+    /// `=`: the column equals the value.
     case equal = "="
+    /// `<>`: the column differs from the value.
     case notEqual = "<>"
+    /// `<`: the column is smaller.
     case less = "<"
+    /// `<=`: the column is smaller or equal.
     case lessOrEqual = "<="
+    /// `>`: the column is larger.
     case greater = ">"
+    /// `>=`: the column is larger or equal.
     case greaterOrEqual = ">="
 }
 
 /// A text match on a column.
 public enum TextOperator: String, Sendable, Hashable {
+    /// The text contains the needle.
     case contains
+    /// The text starts with the needle.
     case hasPrefix
+    /// The text ends with the needle.
     case hasSuffix
 }
 

@@ -76,6 +76,12 @@ public struct SelectQuery: Sendable, Hashable {
     }
 
     /// Every column the query reads, checked against the table before it runs.
+    ///
+    /// Stores call it before running a query; a store's own reads and writes call it too.
+    ///
+    /// - Throws: A ``DepotError`` of kind `.invalidQuery` naming the first column the table lacks
+    ///   (in the predicate, the ordering, a subquery or ``limitPerGroup``), or a negative
+    ///   ``limit``, ``offset`` or group limit.
     public func validate() throws {
         var names = predicate?.columns ?? []
         for term in ordering { names.formUnion(term.columns) }
@@ -104,6 +110,8 @@ public struct GroupLimit: Sendable, Hashable {
     /// The most rows kept per group.
     public var limit: Int
 
+    /// At most `limit` rows per value of `column`; a negative `limit` fails the query with
+    /// `.invalidQuery`.
     public init(column: String, limit: Int) {
         self.column = column
         self.limit = limit

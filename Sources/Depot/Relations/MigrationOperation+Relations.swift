@@ -8,6 +8,11 @@ extension MigrationOperation {
     /// ```
     /// Depot enforces relations itself from then on, identically on every store (see
     /// ``ToOne``); no SQL constraint is created. The check is one query in the store.
+    ///
+    /// When the check fails, ``MigratableStore/migrate(_:to:progress:)`` throws a ``DepotError``
+    /// of kind ``DepotError/Kind/migration`` naming the step, whose ``DepotError/underlying`` is
+    /// the `.constraintViolation` listing the rows (or the `.invalidSchema` of a relation declared
+    /// wrongly); the database stays at the previous version.
     public static func addForeignKey<Source: Entity, Target: Entity>(_ relation: ToOne<Source, Target>) -> Self {
         let key = relation.descriptor.foreignKey
         return .data("foreign key \(key.childTable.name).\(key.column) -> \(key.parentTable.name)") { tx in

@@ -18,6 +18,18 @@ extension Repository {
     /// Each child is stored with its key column set to the parent's key (whatever the struct held);
     /// in an ordered relation the positions become 1, 2, 3, … in the list's order. Children the
     /// parent had before that are not in the list are handled by `replaced`: removed by default.
+    ///
+    /// - Parameters:
+    ///   - parent: The entity to upsert.
+    ///   - children: Its children, upserted; a key appearing twice keeps the last one.
+    ///   - relation: The to-many relation from `Root` to the children.
+    ///   - replaced: What happens to the parent's stored children missing from `children`.
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when `replaced` is `.remove` or `.detach`
+    ///   and `Child` has a composite primary key, or `.detach` and the key column is not optional;
+    ///   `.constraintViolation` when a `.deny` rule refuses the removal of a child (rows still
+    ///   reference it), or another ``ToOne`` key names no stored row; and the kinds every call may
+    ///   throw (see ``Repository``).
+    ///   Nothing is written on error.
     public func save<Child: Entity>(
         _ parent: Root, with children: some Sequence<Child>, in relation: ToMany<Root, Child>,
         replaced: ReplacedChildren = .remove
@@ -76,6 +88,10 @@ extension Repository {
     /// try await users.save(user, with: avatar, in: User.image)  // the seed's user + image
     /// ```
     /// A row the entity referred to before stays (other rows may refer to it too).
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when another ``ToOne`` key of either
+    ///   row names no stored row, and the kinds every call may throw (see ``Repository``).
+    ///   Nothing is written on error.
     public func save<Target: Entity>(_ entity: Root, with related: Target, in relation: ToOne<Root, Target>)
         async throws
     {
@@ -100,6 +116,10 @@ extension Repository {
     ///                            in: Airport.runways)
     /// ```
     /// Every source is mapped before anything is written: a mapping error writes nothing.
+    ///
+    /// - Throws: An error `mapper` or `children` throws, as it is (not wrapped in a
+    ///   ``DepotError``); otherwise what ``save(_:with:in:replaced:)`` throws. Nothing is written
+    ///   on error.
     public func persist<Mapper: PersistMapper, Child: Entity>(
         _ sources: some Sequence<Mapper.Source>, by mapper: Mapper,
         children: (Mapper.Source) throws -> [Child], in relation: ToMany<Root, Child>,

@@ -8,6 +8,14 @@ extension Repository {
     /// One row is written: its new position lies between its new neighbours'. Only when the two
     /// neighbours' positions are too close to split (after dozens of moves into the same gap) are
     /// the siblings renumbered 1, 2, 3, … first. An index past the end moves the row last.
+    ///
+    /// - Parameters:
+    ///   - key: The primary key of the row to move.
+    ///   - relation: The ordered relation (declared with `orderedBy:`) whose position it changes.
+    ///   - index: The row's new place among its siblings, 0 first.
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when `relation` is not ordered, `Root` has
+    ///   a composite primary key, `index` is negative, or no row has key `key`; and the kinds
+    ///   every call may throw (see ``Repository``).
     public func move<Parent: Entity, Key: StorableValue>(
         _ key: Key, in relation: ToMany<Parent, Root>, to index: Int
     ) async throws {
@@ -68,6 +76,14 @@ extension Repository {
 
     /// The position that places a new row last among the rows of `relation` under `parent`:
     /// one more than the largest stored position (1 for the first row).
+    ///
+    /// ```swift
+    /// let position = try await runways.nextPosition(in: Airport.runways, parent: "ENGM")
+    /// try await runways.insert(Runway(id: 9, airport: "ENGM", position: position))
+    /// ```
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when `relation` is not ordered or `Root`
+    ///   has a composite primary key, and the kinds every call may throw (see ``Repository``).
     public func nextPosition<Parent: Entity, Key: StorableValue>(
         in relation: ToMany<Parent, Root>, parent: Key
     ) async throws -> Double {

@@ -9,26 +9,38 @@ extension Repository {
     /// ```
     /// Each batch is one query continuing after the last key of the previous one (keyset
     /// pagination), so rows written meanwhile behind that key are not read again, and no offset
-    /// is ever skipped over.
+    /// is ever skipped over. The last batch may be shorter; an empty table gives no batch.
+    ///
+    /// Nothing runs until the loop asks for the first batch, and errors surface there: a
+    /// ``DepotError`` of kind `.invalidQuery` when `size` is less than 1, or any kind a fetch may
+    /// throw (see ``Repository``).
     public func batches(of size: Int, where predicate: Filter<Root>? = nil) -> RepositoryBatches<Root> {
         RepositoryBatches(repository: self, size: size, predicate: predicate)
     }
 }
 
-/// Batches of a repository's entities in primary-key order (see `Repository.batches(of:where:)`).
+/// Batches of a repository's entities in primary-key order (see ``Repository/batches(of:where:)``).
 public struct RepositoryBatches<Root: Entity>: AsyncSequence, Sendable {
+    /// One batch: at most `size` entities, in primary-key order.
     public typealias Element = [Root]
     let repository: Repository<Root>
     let size: Int
     let predicate: Filter<Root>?
 
+    /// A fresh iterator, starting again from the first key: each loop over the sequence reads the
+    /// entities anew.
     public func makeAsyncIterator() -> Iterator { Iterator(batches: self) }
 
+    /// Reads one batch per call to ``next()``.
     public struct Iterator: AsyncIteratorProtocol {
         let batches: RepositoryBatches
         var lastKey: [StoredValue]?
         var finished = false
 
+        /// The next batch (one query), or `nil` after the last one.
+        ///
+        /// - Throws: ``DepotError`` of kind `.invalidQuery` when the batch size is less than 1, or
+        ///   any kind a fetch may throw.
         public mutating func next() async throws -> [Root]? {
             guard !finished else { return nil }
             let schema = try batches.repository.checkedSchema()

@@ -4,8 +4,17 @@ extension Repository {
     ///
     /// ```swift
     /// try await airports.insert([oslo, bergen])
-    /// // SQL: INSERT INTO "airports" ("icao", …) VALUES (?, …)   -- one prepared statement, reused
+    /// // SQLite:     INSERT INTO "airports" ("icao", …) VALUES (?, …)  -- prepared once, run per row
+    /// // PostgreSQL: INSERT INTO "airports" ("icao", …, "icao#folded", …)
+    /// //             SELECT * FROM UNNEST(CAST($1 AS text[]), …)    -- one array per column
     /// ```
+    ///
+    /// The table is created if it does not exist yet. Each ``ToOne`` key the entities hold must
+    /// name a stored row (or a row of the same call, for a key to its own table).
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a key is already stored or
+    ///   appears twice in `entities`, a ``ToOne`` key names no stored row, or a unique index
+    ///   rejects a row; and the kinds every call may throw (see ``Repository``).
     public func insert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .reject)
         guard batch.count > 0 else { return }
@@ -13,6 +22,10 @@ extension Repository {
     }
 
     /// Stores a new entity; fails if its key is already stored.
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when the key is already stored, a
+    ///   ``ToOne`` key names no stored row, or a unique index rejects the row; and the kinds every
+    ///   call may throw (see ``Repository``).
     public func insert(_ entity: Root) async throws {
         try await insert(CollectionOfOne(entity))
     }
@@ -23,8 +36,15 @@ extension Repository {
     ///
     /// ```swift
     /// try await airports.upsert(list)
-    /// // SQLite: INSERT INTO "airports" (…) VALUES (…) ON CONFLICT ("icao") DO UPDATE SET "name" = excluded."name", …
+    /// // SQLite:     INSERT INTO "airports" ("icao", …) VALUES (?, …)
+    /// //             ON CONFLICT ("icao") DO UPDATE SET "iata" = excluded."iata", …
+    /// // PostgreSQL: INSERT INTO "airports" ("icao", …) SELECT * FROM UNNEST(CAST($1 AS text[]), …)
+    /// //             ON CONFLICT ("icao") DO UPDATE SET "iata" = excluded."iata", …
     /// ```
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a ``ToOne`` key names no
+    ///   stored row or a unique index rejects a row; and the kinds every call may throw (see
+    ///   ``Repository``).
     public func upsert(_ entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
         guard batch.count > 0 else { return }
@@ -32,6 +52,14 @@ extension Repository {
     }
 
     /// Inserts `entity` or replaces the stored one with the same primary key.
+    ///
+    /// ```swift
+    /// try await airports.upsert(oslo)
+    /// ```
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a ``ToOne`` key names no
+    ///   stored row or a unique index rejects the row; and the kinds every call may throw (see
+    ///   ``Repository``).
     public func upsert(_ entity: Root) async throws {
         try await upsert(CollectionOfOne(entity))
     }
@@ -40,8 +68,17 @@ extension Repository {
     ///
     /// ```swift
     /// let removed = try await airports.remove(where: \.elevation < -100)
-    /// // SQL: DELETE FROM "airports" WHERE "elevation" < ?
+    /// // SQLite:     DELETE FROM "airports" WHERE "elevation" < ?
+    /// // PostgreSQL: DELETE FROM "airports" WHERE "elevation" < $1
     /// ```
+    ///
+    /// When other entities' ``ToOne`` keys reference this entity, the matching keys are read
+    /// first, each relation's ``DeleteRule`` is applied to the rows referencing them, and the rows
+    /// are then deleted by key, all in one transaction.
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a `.deny` rule finds rows
+    ///   referencing one being removed (nothing is removed); and the kinds every call may throw
+    ///   (see ``Repository``).
     @discardableResult
     public func remove(where predicate: Filter<Root>) async throws -> Int {
         let node = predicate.node
@@ -49,12 +86,27 @@ extension Repository {
     }
 
     /// Removes the entity with primary key `key`; returns whether one was stored.
+    ///
+    /// ```swift
+    /// try await airports.remove("ENGM")
+    /// ```
+    ///
+    /// Delete rules apply as for ``remove(where:)``.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when the primary key has more than one
+    ///   column, `.constraintViolation` when a `.deny` rule finds referencing rows; and the
+    ///   kinds every call may throw (see ``Repository``).
     @discardableResult
     public func remove<Key: StorableValue>(_ key: Key) async throws -> Bool {
         try await remove(keyValues: [key.storedValue])
     }
 
-    /// Removes the entity with the two-column primary key (`first`, `second`).
+    /// Removes the entity with the two-column primary key (`first`, `second`); returns whether
+    /// one was stored.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` when the primary key does not have exactly
+    ///   two columns, `.constraintViolation` when a `.deny` rule finds referencing rows; and the
+    ///   kinds every call may throw (see ``Repository``).
     @discardableResult
     public func remove<First: StorableValue, Second: StorableValue>(_ first: First, _ second: Second) async throws
         -> Bool
@@ -67,7 +119,12 @@ extension Repository {
         return try await context.atomically { writer in try await delete(where: node, writer) } > 0
     }
 
-    /// Removes every entity; returns how many were removed.
+    /// Removes every entity; returns how many were removed (`DELETE FROM "airports"`).
+    ///
+    /// Delete rules apply as for ``remove(where:)``.
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a `.deny` rule finds
+    ///   referencing rows; and the kinds every call may throw (see ``Repository``).
     @discardableResult
     public func removeAll() async throws -> Int {
         try await context.atomically { writer in try await delete(where: nil, writer) }
@@ -82,6 +139,14 @@ extension Repository {
     /// ```swift
     /// try await airports.replace(where: \.country == "NO", with: fresh)
     /// ```
+    ///
+    /// When other entities reference this one (and its primary key is one column), rows whose key
+    /// is in `entities` are updated in place rather than removed, so delete rules apply only to the
+    /// rows that go.
+    ///
+    /// - Throws: ``DepotError`` of kind `.constraintViolation` when a `.deny` rule finds rows
+    ///   referencing one that goes, a ``ToOne`` key names no stored row, or a unique index rejects
+    ///   a row (nothing is written); and the kinds every call may throw (see ``Repository``).
     public func replace(where predicate: Filter<Root>, with entities: some Sequence<Root>) async throws {
         let batch = try batch(of: entities, duplicates: .keepLast)
         let schema = try checkedSchema()

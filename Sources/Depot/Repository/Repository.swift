@@ -31,9 +31,21 @@ enum RepositoryContext: Sendable {
 /// try await airports.upsert(list)
 /// let high = try await airports.fetch(where: \.country == "NO" && \.elevation > 500,
 ///                                     orderBy: [.descending(\.elevation)], limit: 20)
-/// // SQL: SELECT … FROM "airports" WHERE ("country" = ?) AND ("elevation" > ?)
-/// //      ORDER BY "elevation" DESC, "icao" LIMIT 20
+/// // SQLite:     SELECT … FROM "airports" WHERE ("country" = ?) AND ("elevation" > ?)
+/// //             ORDER BY "elevation" DESC, "icao" LIMIT 20
+/// // PostgreSQL: SELECT … FROM "airports" WHERE ("country" COLLATE "C" = $1) AND ("elevation" > $2)
+/// //             ORDER BY "elevation" DESC NULLS LAST, "icao" COLLATE "C" ASC NULLS FIRST LIMIT 20
 /// ```
+///
+/// ### Errors
+///
+/// Every call throws ``DepotError``. Besides the kinds each method lists, any call may throw:
+/// - `.invalidSchema` when the entity's schema is declared wrongly (``Schema/validationError``),
+///   or, for writes, removals and includes, its relations;
+/// - `.schemaMismatch` when a stored table differs from the schema;
+/// - `.decodingFailed` when a stored value does not fit its attribute;
+/// - `.storage` or `.connection` when the engine fails;
+/// - `.transaction` when the repository of a ``Transaction`` is used after its closure returned.
 public struct Repository<Root: Entity>: Sendable {
     let context: RepositoryContext
 
@@ -92,6 +104,10 @@ extension Store {
     /// ```
     /// Reads through `tx` see the transaction's own writes; reads through the store see only
     /// committed data. Do not keep `tx` after the closure returns: using it then throws.
+    ///
+    /// - Returns: What `body` returns, once the transaction has committed.
+    /// - Throws: The error `body` throws (nothing is written), or a ``DepotError`` when the store
+    ///   cannot run or commit the transaction (`.transaction`, `.storage`, `.connection`).
     public func write<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
         try await transaction { writer in try await body(Transaction(writer: writer)) }
     }

@@ -74,13 +74,31 @@ struct TypedKeyPathBox<Root, Value>: @unchecked Sendable {
     @usableFromInline init(keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }
 }
 
-/// Collects the columns of a ``Schema``.
+/// Collects the columns of a ``Schema``, in the order they are written.
+///
+/// The closure of ``Schema/init(_:primaryKey:columns:)`` is built with it: one ``Column`` per line.
+/// `if`, `if`/`else` and `for` are accepted too; a schema that leaves out a stored property's
+/// column then needs a `decode:` closure (see ``Schema/init(_:primaryKey:decode:columns:)``).
+///
+/// ```swift
+/// static let schema = Schema<Airport>("airports", primaryKey: \.icao) {
+///     Column(\.icao, "icao")
+///     Column(\.name, "name")
+///     Column(\.elevation, "elevation")
+/// }
+/// ```
 @resultBuilder
 public enum ColumnsBuilder<Root> {
+    /// One column, as a list of one.
     public static func buildExpression(_ column: Column<Root>) -> [Column<Root>] { [column] }
+    /// The lists of a block's lines, concatenated in order.
     public static func buildBlock(_ parts: [Column<Root>]...) -> [Column<Root>] { parts.flatMap { $0 } }
+    /// The columns of each iteration of a `for` loop, concatenated in order.
     public static func buildArray(_ parts: [[Column<Root>]]) -> [Column<Root>] { parts.flatMap { $0 } }
+    /// The columns of an `if` without `else`: none when the condition is false.
     public static func buildOptional(_ part: [Column<Root>]?) -> [Column<Root>] { part ?? [] }
+    /// The columns of the `if` branch of an `if`/`else`.
     public static func buildEither(first: [Column<Root>]) -> [Column<Root>] { first }
+    /// The columns of the `else` branch of an `if`/`else`.
     public static func buildEither(second: [Column<Root>]) -> [Column<Root>] { second }
 }

@@ -276,6 +276,15 @@ extension Schema {
     }
 
     /// Rebuilds an entity from stored values in column order.
+    ///
+    /// ```swift
+    /// let oslo = try Airport.schema.decode([.text("ENGM"), .text("OSL"), .text("Oslo Gardermoen"), .double(208)])
+    /// ```
+    ///
+    /// - Precondition: ``validationError`` is `nil` and `values` holds one value per column.
+    ///   Repositories check the first before decoding; call this only on a schema that passed it.
+    /// - Throws: ``DepotError`` of kind `.decodingFailed` naming the column and the row's key when
+    ///   a value does not fit its attribute; or what a custom `decode:` closure throws.
     public func decode(_ values: [StoredValue]) throws -> Root {
         if let customDecode {
             return try customDecode(Row(schema: self, values: values))

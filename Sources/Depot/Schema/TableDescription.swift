@@ -5,10 +5,14 @@
 public struct TableDescription: Sendable, Hashable {
     /// One column of the table.
     public struct ColumnDescription: Sendable, Hashable {
+        /// The column's name in the table.
         public var name: String
+        /// The storage type.
         public var type: ColumnType
+        /// Whether the column accepts NULL (`false`: NOT NULL).
         public var isNullable: Bool
 
+        /// A column named `name`, of storage type `type`.
         public init(name: String, type: ColumnType, isNullable: Bool) {
             self.name = name
             self.type = type
@@ -25,6 +29,17 @@ public struct TableDescription: Sendable, Hashable {
     /// The primary-key column names, in key order.
     public var primaryKey: [String]
 
+    /// A table description; entities get theirs from their schema (``Schema/table``).
+    ///
+    /// Nothing is checked here; a ``Schema`` checks the description it makes (names that pass
+    /// ``isValidIdentifier(_:)``, a key among the columns) and reports problems in
+    /// ``Schema/validationError``.
+    ///
+    /// - Parameters:
+    ///   - name: The table's name.
+    ///   - entityName: The Swift type stored in it, for messages.
+    ///   - columns: The columns, in order.
+    ///   - primaryKey: The primary-key column names, in key order.
     public init(name: String, entityName: String, columns: [ColumnDescription], primaryKey: [String]) {
         self.name = name
         self.entityName = entityName

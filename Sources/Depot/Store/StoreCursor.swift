@@ -30,21 +30,26 @@ public protocol StoreCursor {
 }
 
 extension StoreCursor {
+    /// Whether ``value(at:)`` is ``StoredValue/null``: a cursor that can tell without building the
+    /// value implements it itself.
     public func isNull(at column: Int) -> Bool {
         if case .null = value(at: column) { return true }
         return false
     }
 
+    /// The text ``value(at:)`` holds, or `nil` when it holds anything else.
     public func text(at column: Int) -> String? {
         if case .text(let text) = value(at: column) { return text }
         return nil
     }
 
+    /// The double ``value(at:)`` holds, or `nil` when it holds anything else (an integer included).
     public func double(at column: Int) -> Double? {
         if case .double(let number) = value(at: column) { return number }
         return nil
     }
 
+    /// The integer ``value(at:)`` holds, or `nil` when it holds anything else (a double included).
     public func integer(at column: Int) -> Int64? {
         if case .integer(let number) = value(at: column) { return number }
         return nil
@@ -61,6 +66,7 @@ public struct StoredRowsCursor: StoreCursor {
         self.rows = rows
     }
 
+    /// Moves to the next of the rows; `false` past the last one. Never throws.
     public mutating func next() throws -> Bool {
         guard index + 1 < rows.count else {
             index = rows.count
@@ -70,6 +76,9 @@ public struct StoredRowsCursor: StoreCursor {
         return true
     }
 
+    /// The current row's value of column `column`.
+    ///
+    /// - Precondition: ``next()`` returned `true` and `column` is within the row.
     public func value(at column: Int) -> StoredValue { rows[index][column] }
 
     /// Runs `read` over no rows: what a store answers for a query over a table that does not exist.
@@ -98,6 +107,12 @@ extension StoreReader {
     ///
     /// The general form of a read; ``Repository`` decodes entities straight from the cursor of
     /// ``scan(_:_:)`` instead.
+    ///
+    /// ```swift
+    /// let names = try await store.fetch(SelectQuery(table: Airport.schema.table)) { row in row[2] }
+    /// ```
+    ///
+    /// - Throws: What ``scan(_:_:)`` throws, and the first error `decode` throws.
     public func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {

@@ -1,10 +1,19 @@
 import Foundation
 
 /// A point on the Earth, in degrees.
+///
+/// ```swift
+/// let gardermoen = Coordinate(latitude: 60.1939, longitude: 11.1004)
+/// let nearest = try await airports.fetch(
+///     orderBy: [.nearest(to: gardermoen, latitude: \.latitude, longitude: \.longitude)], limit: 5)
+/// ```
 public struct Coordinate: Sendable, Hashable {
+    /// Degrees north of the equator (negative: south), from -90 to 90.
     public var latitude: Double
+    /// Degrees east of the Greenwich meridian (negative: west), from -180 to 180.
     public var longitude: Double
 
+    /// A point at `latitude` and `longitude`, in degrees. Values are not checked or normalized.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude

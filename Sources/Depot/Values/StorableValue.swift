@@ -25,37 +25,51 @@ public protocol StorableValue: Sendable {
 }
 
 extension StorableValue {
+    /// `false`: a column is NOT NULL unless its attribute is `Optional`.
     public static var isNullable: Bool { false }
 }
 
 /// A stored value that does not fit the Swift type it should decode into.
 ///
-/// Stores wrap it in a ``DepotError`` that names the entity, column and key.
+/// Stores wrap it in a ``DepotError`` of kind ``DepotError/Kind/decodingFailed`` that names the
+/// entity, column and key. Throw it from a custom conversion to reject a value:
+///
+/// ```swift
+/// guard case .text(let code) = storedValue, code.count == 4 else {
+///     throw StoredValueMismatch(found: storedValue, expected: ICAOCode.self)
+/// }
+/// ```
 public struct StoredValueMismatch: Error, Sendable, CustomStringConvertible {
     /// What was found, as kind and short excerpt ("TEXT 'abc'").
     public var found: String
     /// The Swift type that was expected.
     public var expected: String
 
+    /// A mismatch between `found` (shown as ``StoredValue/excerpt``) and the Swift type `expected`.
     public init(found: StoredValue, expected: Any.Type) {
         self.found = found.excerpt
         self.expected = String(describing: expected)
     }
 
+    /// A mismatch described in your own words: `found` as kind and excerpt, `expected` as a type name.
     public init(found: String, expected: String) {
         self.found = found
         self.expected = expected
     }
 
+    /// "holds TEXT 'abc', expected Int": what decoding error messages quote.
     public var description: String { "holds \(found), expected \(expected)" }
 }
 
 // MARK: - Optional
 
 extension Optional: StorableValue where Wrapped: StorableValue {
+    /// The wrapped type's column type.
     public static var columnType: ColumnType { Wrapped.columnType }
+    /// `true`: an optional attribute is a nullable column.
     public static var isNullable: Bool { true }
 
+    /// ``StoredValue/null`` for `nil`, the wrapped value's stored form otherwise.
     @inlinable public var storedValue: StoredValue {
         switch self {
         case .none: .null
@@ -63,6 +77,7 @@ extension Optional: StorableValue where Wrapped: StorableValue {
         }
     }
 
+    /// `nil` for ``StoredValue/null``; otherwise the wrapped type's decoding, which may throw.
     @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         if case .null = storedValue {
             self = .none
@@ -75,8 +90,12 @@ extension Optional: StorableValue where Wrapped: StorableValue {
 // MARK: - Numbers
 
 extension Bool: StorableValue {
+    /// ``ColumnType/bool``.
     public static var columnType: ColumnType { .bool }
+    /// ``StoredValue/bool(_:)``.
     public var storedValue: StoredValue { .bool(self) }
+    /// Accepts a Boolean, or the integer 0 or 1 (how SQLite reads a `BOOLEAN` back); throws for
+    /// anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .bool(let value): self = value
@@ -91,8 +110,12 @@ extension Bool: StorableValue {
 public protocol _StorableInteger: StorableValue, FixedWidthInteger {}
 
 extension _StorableInteger {
+    /// ``ColumnType/integer``, whatever the width.
     public static var columnType: ColumnType { .integer }
+    /// The value widened to ``StoredValue/integer(_:)``.
     @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+    /// Accepts an integer, or a double holding a whole number, that fits this type exactly;
+    /// throws for anything else (an `Int8` column holding 300, a double holding 2.5).
     @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .integer(let value):
@@ -121,8 +144,11 @@ extension UInt16: _StorableInteger {}
 extension UInt32: _StorableInteger {}
 
 extension Double: StorableValue {
+    /// ``ColumnType/double``.
     public static var columnType: ColumnType { .double }
+    /// ``StoredValue/double(_:)``.
     @inlinable public var storedValue: StoredValue { .double(self) }
+    /// Accepts a double, or an integer (converted, rounding beyond 2^53); throws for anything else.
     @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .double(let value): self = value
@@ -133,8 +159,11 @@ extension Double: StorableValue {
 }
 
 extension Float: StorableValue {
+    /// ``ColumnType/double``: a `Float` is stored widened to 64 bits.
     public static var columnType: ColumnType { .double }
+    /// The value widened to ``StoredValue/double(_:)``.
     public var storedValue: StoredValue { .double(Double(self)) }
+    /// Accepts a double or an integer, rounded to the nearest `Float`; throws for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .double(let value): self = Float(value)
@@ -145,8 +174,12 @@ extension Float: StorableValue {
 }
 
 extension Decimal: StorableValue {
+    /// ``ColumnType/decimal``: exact digits on every store.
     public static var columnType: ColumnType { .decimal }
+    /// ``StoredValue/decimal(_:)``.
     public var storedValue: StoredValue { .decimal(self) }
+    /// Accepts a decimal, an integer, or text spelling a number in the POSIX locale (`"12.50"`);
+    /// throws for anything else, doubles included (they are not exact).
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .decimal(let value): self = value
@@ -164,8 +197,11 @@ extension Decimal: StorableValue {
 // MARK: - Text, bytes, identifiers, time
 
 extension String: StorableValue {
+    /// ``ColumnType/text``.
     public static var columnType: ColumnType { .text }
+    /// ``StoredValue/text(_:)``, the string as it is (not normalized).
     @inlinable public var storedValue: StoredValue { .text(self) }
+    /// Accepts text only; throws for anything else (numbers are not turned into text).
     @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         guard case .text(let value) = storedValue else {
             throw StoredValueMismatch(found: storedValue, expected: String.self)
@@ -175,8 +211,11 @@ extension String: StorableValue {
 }
 
 extension Data: StorableValue {
+    /// ``ColumnType/blob``.
     public static var columnType: ColumnType { .blob }
+    /// ``StoredValue/blob(_:)``.
     public var storedValue: StoredValue { .blob(self) }
+    /// Accepts bytes only; throws for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         guard case .blob(let value) = storedValue else {
             throw StoredValueMismatch(found: storedValue, expected: Data.self)
@@ -186,6 +225,7 @@ extension Data: StorableValue {
 }
 
 extension Date: StorableValue {
+    /// ``ColumnType/date``.
     public static var columnType: ColumnType { .date }
     /// The date rounded to the microsecond (``microseconds``): what every store keeps.
     public var storedValue: StoredValue { .date(Date(microseconds: microseconds)) }
@@ -204,6 +244,9 @@ extension Date: StorableValue {
     public init(microseconds: Int64) {
         self.init(timeIntervalSinceReferenceDate: Double(microseconds) / 1e6)
     }
+
+    /// Accepts a date, or a double counting seconds since the reference date (2001-01-01 UTC);
+    /// throws for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .date(let value): self = value
@@ -214,8 +257,12 @@ extension Date: StorableValue {
 }
 
 extension UUID: StorableValue {
+    /// ``ColumnType/uuid``.
     public static var columnType: ColumnType { .uuid }
+    /// ``StoredValue/uuid(_:)``.
     public var storedValue: StoredValue { .uuid(self) }
+    /// Accepts a UUID, or text spelling one (`"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"`); throws
+    /// for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
         case .uuid(let value): self = value
@@ -230,8 +277,11 @@ extension UUID: StorableValue {
 }
 
 extension URL: StorableValue {
+    /// ``ColumnType/url``.
     public static var columnType: ColumnType { .url }
+    /// The URL's `absoluteString`, as ``StoredValue/text(_:)``.
     public var storedValue: StoredValue { .text(absoluteString) }
+    /// Accepts text that `URL(string:)` parses; throws for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         guard case .text(let text) = storedValue, let url = URL(string: text) else {
             throw StoredValueMismatch(found: storedValue, expected: URL.self)
@@ -243,8 +293,12 @@ extension URL: StorableValue {
 // MARK: - Enums, custom conversions, JSON
 
 extension StorableValue where Self: RawRepresentable, RawValue: StorableValue {
+    /// The raw value's column type: a `String`-backed enum is a text column.
     public static var columnType: ColumnType { RawValue.columnType }
+    /// The raw value's stored form.
     public var storedValue: StoredValue { rawValue.storedValue }
+    /// Decodes the raw value, then the case; throws when either does not fit (an unknown raw
+    /// value, such as a case removed from the enum, included).
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         let raw = try RawValue(storedValue: storedValue)
         guard let value = Self(rawValue: raw) else {
@@ -272,8 +326,12 @@ public protocol StorableAsPrimitive: StorableValue {
 }
 
 extension StorableAsPrimitive {
+    /// The primitive's column type.
     public static var columnType: ColumnType { Primitive.columnType }
+    /// The stored form of ``primitive``.
     public var storedValue: StoredValue { primitive.storedValue }
+    /// Decodes the primitive, then calls ``init(primitive:)``; any error that initializer throws
+    /// becomes a ``StoredValueMismatch`` naming this type.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         let primitive = try Primitive(storedValue: storedValue)
         do {
@@ -293,7 +351,11 @@ extension StorableAsPrimitive {
 public protocol StorableAsJSON: StorableValue, Codable {}
 
 extension StorableAsJSON {
+    /// ``ColumnType/json``.
     public static var columnType: ColumnType { .json }
+    /// The value as JSON text with sorted keys; non-finite floats are written as the strings
+    /// `"+Infinity"`, `"-Infinity"` and `"NaN"`. If the type's own `encode(to:)` throws, the text
+    /// `null` is stored.
     public var storedValue: StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -305,6 +367,9 @@ extension StorableAsJSON {
         }
         return .text(text)
     }
+
+    /// Decodes JSON from text or bytes (non-finite floats as written by ``storedValue``); throws
+    /// a ``StoredValueMismatch`` quoting the decoder's error for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         let data: Data
         switch storedValue {

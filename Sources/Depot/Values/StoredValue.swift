@@ -9,15 +9,23 @@ import Foundation
 /// Equality and hashing are *byte-wise* for strings (`"é"` and `"e\u{301}"` differ), as in SQL,
 /// unlike Swift's `String`, which compares canonically equivalent strings as equal.
 public enum StoredValue: Sendable {
+    /// SQL NULL: what a `nil` optional stores.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// A signed 64-bit integer (every Swift integer type is stored as one).
     case integer(Int64)
+    /// A 64-bit floating-point number (`Float` is widened to it).
     case double(Double)
     /// An exact decimal number.
     case decimal(Decimal)
+    /// Text (also URLs and JSON values).
     case text(String)
+    /// Raw bytes.
     case blob(Data)
+    /// A point in time, rounded to the microsecond by ``StorableValue`` conversions.
     case date(Date)
+    /// A UUID.
     case uuid(UUID)
 
     /// Whether this is ``null``.
@@ -46,6 +54,12 @@ public enum StoredValue: Sendable {
 }
 
 extension StoredValue: Hashable {
+    /// Whether two values are equal as a store compares them.
+    ///
+    /// Values of the same kind compare their payloads (text byte for byte). An integer and a
+    /// double are equal when they hold exactly the same number (`.integer(1) == .double(1.0)`);
+    /// any other pair of different kinds is unequal, so `.decimal(1) != .integer(1)`. `.null`
+    /// equals `.null` here, unlike SQL's `=`.
     public static func == (lhs: StoredValue, rhs: StoredValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -71,6 +85,8 @@ extension StoredValue: Hashable {
         }
     }
 
+    /// Hashes the value consistently with `==`: an integer hashes as the equal double, text
+    /// by its UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -7,6 +7,14 @@ extension APIClient {
     /// let request = try client.makeRequest(for: Search(text: "a+b c"))
     /// // GET https://api.example.com/v1/search?q=a%2Bb%20c
     /// ```
+    ///
+    /// The request carries the configured headers, `User-Agent`, `Accept-Encoding`, the body's
+    /// `Content-Type` and the endpoint's own headers, as the transport would receive it before
+    /// any middleware; nothing is sent.
+    ///
+    /// - Throws: An ``HTTPError`` of kind ``HTTPError/Kind/invalidRequest`` when the base URL has
+    ///   a query or fragment or the two make no valid URL, or of kind
+    ///   ``HTTPError/Kind/encodingFailed`` when the body cannot be encoded.
     public func makeRequest<E: Endpoint>(for endpoint: E) throws -> TransportRequest {
         try makeRequest(for: endpoint, named: endpoint.endpointName)
     }

@@ -29,6 +29,13 @@ public final class APIClient: Sendable {
     let baseHeaders: HeaderFields
 
     /// A client for the API at `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The URL endpoint paths are appended to, e.g. `https://api.example.com/v1`
+    ///     (trailing slashes dropped). It must have no query or fragment: if it has one, every
+    ///     call fails with an ``HTTPError`` of kind ``HTTPError/Kind/invalidRequest``.
+    ///   - transport: What sends the requests; ``defaultTransport`` unless given.
+    ///   - configuration: Headers, deadline, coders, policies and middleware.
     public init(
         baseURL: URL, transport: any Transport = APIClient.defaultTransport, configuration: Configuration = .init()
     ) {
@@ -68,8 +75,19 @@ public final class APIClient: Sendable {
     /// }
     /// ```
     ///
+    /// The call has one deadline, the endpoint's `timeout` or the client's, for every attempt,
+    /// the waits between them and the middleware. Retries (of idempotent endpoints only) follow
+    /// the ``RetryPolicy``; the caller sees the last attempt's outcome.
+    ///
     /// - Throws: ``HTTPError``, always; cancelling the calling task cancels the request and
-    ///   throws one of kind ``HTTPError/Kind/cancelled``.
+    ///   throws one of kind ``HTTPError/Kind/cancelled``. A status outside the endpoint's
+    ///   `acceptedStatuses` throws the ``StatusPolicy``'s kind (``HTTPError/Kind/notFound``,
+    ///   ``HTTPError/Kind/serverError``, …); a body that does not decode,
+    ///   ``HTTPError/Kind/decodingFailed``; a passed deadline, ``HTTPError/Kind/timedOut``; a
+    ///   request that cannot be built, ``HTTPError/Kind/invalidRequest`` or
+    ///   ``HTTPError/Kind/encodingFailed``; a body over the size limit,
+    ///   ``HTTPError/Kind/responseTooLarge``; a failed exchange, ``HTTPError/Kind/connectionFailed``,
+    ///   ``HTTPError/Kind/invalidResponse`` or ``HTTPError/Kind/transportFailed``.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
         let name = endpoint.endpointName
         guard !Task.isCancelled else { throw HTTPError.cancelled(endpoint: name) }
@@ -104,6 +122,8 @@ public final class APIClient: Sendable {
     /// ```swift
     /// let user = try await client.send(userByID, 42)
     /// ```
+    ///
+    /// - Throws: ``HTTPError``, always, as ``send(_:)`` does.
     public func send<Input, Response>(_ strategy: EndpointStrategy<Input, Response>, _ input: Input) async throws
         -> Response
     {

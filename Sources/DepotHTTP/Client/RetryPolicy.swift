@@ -30,7 +30,16 @@ public struct RetryPolicy: Sendable {
     /// How the client waits; replace it in tests to record waits instead of sleeping.
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
-    /// A policy; by default three attempts, waiting about 200 ms and then 400 ms.
+    /// A policy; by default three attempts, waiting 100–200 ms before the second and 200–400 ms
+    /// before the third (a backoff of 200 ms, then 400 ms, less up to half of it as jitter).
+    ///
+    /// - Parameters:
+    ///   - maximumAttempts: Attempts in all, the first included; at least 1 (1 disables retrying).
+    ///   - baseDelay: The backoff before the first retry, doubled for each further one.
+    ///   - maximumDelay: The longest wait, whatever the backoff or a `Retry-After` field says.
+    ///   - jitter: The random fraction of each backoff, from 0 (none) to 1.
+    ///
+    /// A `maximumAttempts` below 1 or a `jitter` outside `0...1` is a programming error: it traps.
     public init(
         maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
         jitter: Double = 0.5
@@ -48,6 +57,16 @@ public struct RetryPolicy: Sendable {
 
     /// The wait before attempt `attempt + 1` after attempt `attempt` (1-based) answered
     /// `response` (or failed, when `nil`).
+    ///
+    /// A `Retry-After` field in `response` (when ``honorsRetryAfter``) sets the wait, without
+    /// jitter; otherwise it is ``baseDelay`` doubled per earlier retry, less up to ``jitter`` of
+    /// it at random. Either way it is at most ``maximumDelay``.
+    ///
+    /// - Parameters:
+    ///   - attempt: The attempt that just ended, from 1.
+    ///   - response: Its response, or `nil` when it failed without one.
+    ///   - now: The time a `Retry-After` date is measured from.
+    /// - Returns: How long to wait before the next attempt.
     public func delay(afterAttempt attempt: Int, response: TransportResponse?, now: Date = Date()) -> Duration {
         if honorsRetryAfter, let value = response?.headers["Retry-After"],
             let retryAfter = Self.parseRetryAfter(value, now: now)

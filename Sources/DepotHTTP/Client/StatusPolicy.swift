@@ -40,6 +40,9 @@ public struct StatusPolicy: Sendable {
     }
 
     /// The server's message in a JSON error body, if it has one under a ``messageKeys`` key.
+    ///
+    /// Only a body that starts with `{` is read; the first key holding a non-empty string wins.
+    /// `nil` when there is no such key or the body is not a JSON object.
     public func serverMessage(in body: Data) -> String? {
         guard body.first == UInt8(ascii: "{"),
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]

@@ -18,17 +18,39 @@ import Foundation
 /// Any ``Endpoint`` converts with `AnyEndpoint(endpoint)`, and ``map(_:)`` changes the response
 /// type while keeping the request.
 public struct AnyEndpoint<Response: Sendable>: Endpoint {
+    /// The request method.
     public var method: HTTPMethod
+    /// The path, relative to the client's base URL, e.g. `/users/42`.
     public var path: String
+    /// The query items, percent-encoded strictly (`+` as `%2B`, a space as `%20`).
     public var query: [URLQueryItem]
+    /// Header fields added to (and replacing) the client's defaults.
     public var headers: HeaderFields
+    /// The request body; ``RequestBody/empty`` for none.
     public var body: RequestBody
+    /// Whether the client may send the request again automatically (see ``RetryPolicy``).
     public var isIdempotent: Bool
+    /// The deadline for the whole call, retries included; `nil` for the client's
+    /// ``APIClient/Configuration/timeout``.
     public var timeout: Duration?
+    /// The statuses that count as success; any other becomes an ``HTTPError``.
     public var acceptedStatuses: Range<Int>
+    /// How a successful response becomes a `Response`.
     public var responseDecoder: ResponseDecoder<Response>
 
     /// An endpoint from its parts; `isIdempotent` defaults to the method's.
+    ///
+    /// - Parameters:
+    ///   - method: The request method; `GET` by default.
+    ///   - path: The path, relative to the client's base URL, e.g. `/users/42`.
+    ///   - query: The query items; none by default.
+    ///   - headers: Header fields added to (and replacing) the client's defaults.
+    ///   - body: The request body; none by default.
+    ///   - isIdempotent: Whether the client may retry the request; `nil` takes the method's
+    ///     ``HTTPMethod/isIdempotent``, so a `POST` is never retried unless this says `true`.
+    ///   - timeout: The deadline for the whole call, retries included; `nil` for the client's.
+    ///   - acceptedStatuses: The statuses that count as success; `200..<300` by default.
+    ///   - decoder: How a successful response becomes a `Response`.
     public init(
         _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], headers: HeaderFields = [:],
         body: RequestBody = .empty, isIdempotent: Bool? = nil, timeout: Duration? = nil,
@@ -55,6 +77,9 @@ public struct AnyEndpoint<Response: Sendable>: Endpoint {
 
     /// The same request, its response transformed by `transform`.
     ///
+    /// An error `transform` throws makes ``APIClient/send(_:)`` fail with an ``HTTPError`` of kind
+    /// ``HTTPError/Kind/decodingFailed`` (an ``HTTPError`` it throws passes through as it is).
+    ///
     /// ```swift
     /// let names: AnyEndpoint<[String]> = UsersAPI.search("ada").map { $0.map(\.name) }
     /// ```
@@ -69,6 +94,9 @@ public struct AnyEndpoint<Response: Sendable>: Endpoint {
 
 extension AnyEndpoint where Response: Decodable {
     /// An endpoint whose response is decoded as JSON by the client's decoder.
+    ///
+    /// The parameters are those of the initializer that takes a `decoder`; this one passes
+    /// ``ResponseDecoder/json(using:)``.
     public init(
         _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], headers: HeaderFields = [:],
         body: RequestBody = .empty, isIdempotent: Bool? = nil, timeout: Duration? = nil,
@@ -83,6 +111,9 @@ extension AnyEndpoint where Response: Decodable {
 extension AnyEndpoint where Response == Data {
     /// An endpoint whose response is the raw body (not decoded as JSON, although `Data` is
     /// `Decodable`).
+    ///
+    /// The parameters are those of the initializer that takes a `decoder`; this one passes
+    /// ``ResponseDecoder/data``.
     public init(
         _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], headers: HeaderFields = [:],
         body: RequestBody = .empty, isIdempotent: Bool? = nil, timeout: Duration? = nil,
@@ -96,6 +127,9 @@ extension AnyEndpoint where Response == Data {
 
 extension AnyEndpoint where Response == Void {
     /// An endpoint whose response body is ignored.
+    ///
+    /// The parameters are those of the initializer that takes a `decoder`; this one passes
+    /// ``ResponseDecoder/empty``.
     public init(
         _ method: HTTPMethod = .get, _ path: String, query: [URLQueryItem] = [], headers: HeaderFields = [:],
         body: RequestBody = .empty, isIdempotent: Bool? = nil, timeout: Duration? = nil,

@@ -53,12 +53,20 @@ public protocol Endpoint<Response>: Sendable {
 }
 
 extension Endpoint {
+    /// `GET`, the default method.
     public var method: HTTPMethod { .get }
+    /// No query items, by default.
     public var query: [URLQueryItem] { [] }
+    /// No header fields beyond the client's, by default.
     public var headers: HeaderFields { [:] }
+    /// No body (``RequestBody/empty``), by default.
     public var body: RequestBody { .empty }
+    /// By default, the method's ``HTTPMethod/isIdempotent``: `GET`, `PUT` or `DELETE` may be retried, `POST`
+    /// and `PATCH` may not.
     public var isIdempotent: Bool { method.isIdempotent }
+    /// `nil` by default: the client's ``APIClient/Configuration/timeout`` applies.
     public var timeout: Duration? { nil }
+    /// `200..<300` (any 2xx status), by default.
     public var acceptedStatuses: Range<Int> { 200..<300 }
 
     /// `METHOD /path`, how errors and logs name this endpoint (never with the query). Not a
@@ -67,13 +75,16 @@ extension Endpoint {
 }
 
 extension Endpoint where Response: Decodable {
+    /// By default, the body decoded as JSON with the client's decoder (``ResponseDecoder/json(using:)``).
     public var responseDecoder: ResponseDecoder<Response> { .json() }
 }
 
 extension Endpoint where Response == Void {
+    /// By default for a `Void` response, ``ResponseDecoder/empty``: the body is ignored.
     public var responseDecoder: ResponseDecoder<Response> { .empty }
 }
 
 extension Endpoint where Response == Data {
+    /// By default for a `Data` response, ``ResponseDecoder/data``: the raw body, not decoded as JSON.
     public var responseDecoder: ResponseDecoder<Response> { .data }
 }

@@ -22,6 +22,9 @@ public struct EndpointStrategy<Input, Response: Sendable>: Sendable {
     }
 
     /// A strategy whose endpoints' responses are transformed by `transform`.
+    ///
+    /// An error `transform` throws makes the call fail with an ``HTTPError`` of kind
+    /// ``HTTPError/Kind/decodingFailed``, as with ``AnyEndpoint/map(_:)``.
     public func map<NewResponse: Sendable>(
         _ transform: @escaping @Sendable (Response) throws -> NewResponse
     ) -> EndpointStrategy<Input, NewResponse> {

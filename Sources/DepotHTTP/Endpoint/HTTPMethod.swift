@@ -16,6 +16,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// A method from its token, e.g. `HTTPMethod("PURGE")`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
+    /// The method token, e.g. `GET`.
     public var description: String { rawValue }
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110, 9.2.2),

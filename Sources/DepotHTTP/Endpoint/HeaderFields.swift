@@ -20,6 +20,7 @@ public struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         self.fields = Array(fields)
     }
 
+    /// Fields from a literal, in the order written: `["Accept": "application/json"]`.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
@@ -72,11 +73,14 @@ public struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     /// The number of fields.
     public var count: Int { fields.count }
 
+    /// Whether both hold the same fields in the same order: names compared case-insensitively, values
+    /// exactly.
     public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { matches($0.name, $1.name) && $0.value == $1.value }
     }
 
+    /// Hashes the fields in order, names lowercased, so that equal field lists hash alike.
     public func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name.lowercased())
@@ -95,6 +99,7 @@ public struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 }
 
 extension HeaderFields: Sequence {
+    /// An iterator over the fields, in order, with their names as given.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }

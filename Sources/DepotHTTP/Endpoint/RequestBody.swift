@@ -23,6 +23,9 @@ public struct RequestBody: Sendable {
 
     /// `value` encoded as JSON by the client's encoder, or by `encoder` when given;
     /// `Content-Type: application/json`.
+    ///
+    /// The value is encoded when the request is built; a failure makes the call throw an
+    /// ``HTTPError`` of kind ``HTTPError/Kind/encodingFailed``, naming the coding path.
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> RequestBody {
         RequestBody(storage: .json(encode: { try $0.encode(value) }, encoder: encoder))
     }

@@ -28,6 +28,9 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
 
     /// A decoder from a function of the response and the client's JSON decoder.
     ///
+    /// The function sees the response after decompression. An ``HTTPError`` it throws reaches
+    /// the caller as it is; any other error becomes one of kind ``HTTPError/Kind/decodingFailed``.
+    ///
     /// ```swift
     /// let count = ResponseDecoder<Int> { response, _ in
     ///     Int(response.headers["X-Total-Count"] ?? "") ?? 0
@@ -40,11 +43,21 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
     }
 
     /// Decodes `response`, using `clientDecoder` where the decoder wants the client's.
+    ///
+    /// - Parameters:
+    ///   - response: An accepted, decompressed response.
+    ///   - clientDecoder: The JSON decoder to use unless the decoder brings its own.
+    /// - Returns: The decoded value.
+    /// - Throws: Whatever the decoding function throws, e.g. a `DecodingError`; ``APIClient``
+    ///   wraps it in an ``HTTPError`` of kind ``HTTPError/Kind/decodingFailed``.
     public func decode(_ response: TransportResponse, clientDecoder: JSONDecoder) throws -> Output {
         try body(response, clientDecoder)
     }
 
     /// A decoder that transforms this one's output.
+    ///
+    /// An error `transform` throws fails the call as a decoding error does: with an ``HTTPError``
+    /// of kind ``HTTPError/Kind/decodingFailed`` (an ``HTTPError`` it throws passes through).
     ///
     /// ```swift
     /// let names = ResponseDecoder<[User]>.json().map { $0.map(\.name) }

@@ -49,6 +49,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// `METHOD /path: kind`, then the status, the server's message, the detail, the coding path and
+    /// the body excerpt when present, e.g. `GET /users/42: not found (404): No user 42`.
     public var description: String {
         var text = "\(endpoint): \(kind)"
         if let status { text += " (\(status))" }
@@ -78,6 +80,7 @@ extension HTTPError {
         /// A kind named `name`; two kinds are equal when their names are.
         public init(_ name: String) { self.name = name }
 
+        /// The kind's ``name``.
         public var description: String { name }
 
         // MARK: - Statuses

@@ -46,6 +46,8 @@ public final class ActivityTracker: Middleware {
         return stream
     }
 
+    /// Counts `request` as in flight until the rest of the chain answers, then passes the response
+    /// or error on unchanged.
     public func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
     {

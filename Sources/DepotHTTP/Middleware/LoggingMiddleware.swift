@@ -26,6 +26,8 @@ public struct LoggingMiddleware: Middleware {
         self.level = level
     }
 
+    /// Logs `request` at `debug` and passes it on, then logs the response at ``level`` or the error at
+    /// `warning`; the response or error goes back unchanged.
     public func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
     {

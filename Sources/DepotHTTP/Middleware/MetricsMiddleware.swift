@@ -33,6 +33,8 @@ public struct MetricsMiddleware: Middleware {
         self.record = record
     }
 
+    /// Passes `request` on and reports one ``RequestMetrics`` when the response or error comes back;
+    /// the response or error goes back unchanged.
     public func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
     {

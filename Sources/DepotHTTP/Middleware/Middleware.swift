@@ -27,6 +27,14 @@ public protocol Middleware: Sendable {
     typealias Next = @Sendable (TransportRequest) async throws -> TransportResponse
 
     /// Handles `request`, usually by passing it (changed or not) to `next`.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the client built it, or as a middleware further out changed it.
+    ///   - context: What the call is: the endpoint, its idempotency and its deadline.
+    ///   - next: The rest of the chain; may be called more than once (to send again).
+    /// - Returns: The response for the middleware further out, or the client (any status).
+    /// - Throws: Any error. The exchange below the chain fails with ``HTTPError``s; the client
+    ///   maps any other error a middleware throws to an ``HTTPError`` before the caller sees it.
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
 }

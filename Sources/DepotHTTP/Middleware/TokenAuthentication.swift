@@ -53,6 +53,16 @@ public final class TokenAuthentication: Middleware {
         self.scheme = scheme
     }
 
+    /// Sends `request` with the current token in ``headerName``; on a 401, gets a new token from the
+    /// provider (one refresh shared by concurrent callers) and sends the request once more with it.
+    ///
+    /// The second attempt is made whatever the method (a `POST` too): ``MiddlewareContext/isIdempotent``
+    /// is not consulted. A token that is cached is used without a call to the provider.
+    ///
+    /// - Throws: An ``HTTPError`` of kind ``HTTPError/Kind/unauthorized`` wrapping the provider's
+    ///   error when it fails to deliver a token (an ``HTTPError`` the provider throws passes through
+    ///   as it is); ``HTTPError/Kind/timedOut`` or ``HTTPError/Kind/cancelled`` when the deadline
+    ///   passes or the caller is cancelled while waiting for a token; otherwise whatever `next` throws.
     public func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
     {

@@ -63,17 +63,34 @@
         }
 
         /// Shuts down the `HTTPClient` this transport created; does nothing for a client it was given.
+        ///
+        /// - Throws: The `HTTPClient`'s error when it cannot shut down, e.g. when it already was.
         public func shutdown() async throws {
             guard ownsClient else { return }
             try await client.shutdown()
         }
 
+        /// Sends `request` and collects the whole response; cancelling the calling task stops the
+        /// request. This variant sets no deadline of its own beyond a 24-hour limit; the ``APIClient``
+        /// always calls the one with an interruption.
+        ///
+        /// - Parameters:
+        ///   - request: The request to send.
+        ///   - maximumBodySize: The largest body accepted, in bytes; a larger `Content-Length` fails
+        ///     before the body is read.
+        /// - Returns: The response with its body as received (its content coding intact).
+        /// - Throws: ``HTTPError`` of kind ``HTTPError/Kind/responseTooLarge`` for a body over
+        ///   `maximumBodySize`; `CancellationError` when the task is cancelled; otherwise
+        ///   AsyncHTTPClient's or SwiftNIO's error, which the ``APIClient`` maps to an ``HTTPError``.
         public func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
             try await exchange(request, maximumBodySize: maximumBodySize, interruption: nil)
         }
 
         /// Sends `request`, stopping it (`CancellationError`) when `interruption` fires: the call
         /// stays in the caller's task, so the response resumes it directly from the event loop.
+        ///
+        /// - Throws: What ``send(_:maximumBodySize:)`` throws; `CancellationError` when
+        ///   `interruption` fires.
         public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
             async throws -> TransportResponse
         {

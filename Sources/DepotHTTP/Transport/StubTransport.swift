@@ -117,6 +117,17 @@ public final class StubTransport: Transport {
     /// Forgets the recorded requests (the stubs stay).
     public func clearRequests() { state.withLock { $0.requests.removeAll() } }
 
+    /// Records `request` and answers with the next stub for its method and path, after the stub's
+    /// delay.
+    ///
+    /// A request matches the stub added last whose method is the same and whose path is the URL's
+    /// path or its end. The transport implements only this method, so the ``APIClient`` runs it through
+    /// the default interruption handling (in a task of its own).
+    ///
+    /// - Throws: ``HTTPError`` of kind ``HTTPError/Kind/unexpectedRequest`` when nothing was stubbed
+    ///   for the request, or ``HTTPError/Kind/responseTooLarge`` for a stubbed body over
+    ///   `maximumBodySize`; the stubbed failure, or the error of ``init(failingWith:)``;
+    ///   `CancellationError` when the task is cancelled during a stub's delay.
     public func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
         let stub = try state.withLock { state throws -> Stub in
             state.requests.append(request)

@@ -27,10 +27,21 @@
 /// support is bypassed.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the response once its body has been received in full.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, as the middleware chain left it.
+    ///   - maximumBodySize: The largest body to accept, in bytes, as the transport receives it.
+    /// - Returns: The response, whatever its status, with its body as received.
+    /// - Throws: Any error when no whole response arrives: ``HTTPError`` of kind
+    ///   ``HTTPError/Kind/responseTooLarge`` for a body over `maximumBodySize`, otherwise
+    ///   `CancellationError` or the library's own error, which the ``APIClient`` maps to a kind.
     func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse
 
     /// Sends `request` like ``send(_:maximumBodySize:)`` and ends the exchange promptly, throwing
     /// (`CancellationError` by convention), when `interruption` fires.
+    ///
+    /// - Throws: What ``send(_:maximumBodySize:)`` throws; `CancellationError` (by convention)
+    ///   when `interruption` fires, which the ``APIClient`` reports as ``HTTPError/Kind/timedOut``.
     func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption) async throws
         -> TransportResponse
 }
@@ -38,6 +49,9 @@ public protocol Transport: Sendable {
 extension Transport {
     /// Runs ``send(_:maximumBodySize:)`` in a task of its own and answers `CancellationError` as
     /// soon as `interruption` fires (or the calling task is cancelled), cancelling that task.
+    ///
+    /// - Throws: `CancellationError` when the interruption fires or the calling task is
+    ///   cancelled first; otherwise what ``send(_:maximumBodySize:)`` throws.
     public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
         async throws -> TransportResponse
     {

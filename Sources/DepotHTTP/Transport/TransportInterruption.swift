@@ -53,6 +53,14 @@ public final class TransportInterruption: Sendable {
     /// while `operation` runs (at once if it already had). An interruption racing with the end
     /// of `operation` may still run `handler` just after this returns, so a handler must be
     /// harmless then (stopping a request that has finished is).
+    ///
+    /// - Parameters:
+    ///   - handler: What stops the exchange, e.g. cancelling the library's request; it should
+    ///     start the stopping and return, not wait for it.
+    ///   - operation: The exchange.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws; the interruption itself throws nothing, so `operation`
+    ///   must end by throwing once `handler` has stopped it.
     nonisolated(nonsending) public func whileRunning<Value>(
         onInterrupt handler: @escaping @Sendable () -> Void, _ operation: () async throws -> Value
     ) async throws -> Value {

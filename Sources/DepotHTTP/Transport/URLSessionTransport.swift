@@ -46,12 +46,29 @@ public final class URLSessionTransport: Transport {
     /// Long enough never to fire before the client's own deadline.
     private static let transportTimeout: TimeInterval = 24 * 60 * 60
 
+    /// Sends `request` on ``session`` and returns the whole response; cancelling the calling task
+    /// cancels the `URLSessionTask`.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - maximumBodySize: The largest body accepted, in bytes; checked once URLSession has
+    ///     received the whole body (after its own gzip or deflate decoding).
+    /// - Returns: The response, with `Content-Encoding` and `Content-Length` removed when Foundation
+    ///   already decoded the body.
+    /// - Throws: ``HTTPError`` of kind ``HTTPError/Kind/responseTooLarge`` for a body over
+    ///   `maximumBodySize`, or of kind ``HTTPError/Kind/invalidResponse`` for a response that is not
+    ///   HTTP; `CancellationError` when the task was cancelled before the request started;
+    ///   otherwise URLSession's error (a `URLError`, `.cancelled` when the task was cancelled),
+    ///   which the ``APIClient`` maps to an ``HTTPError``.
     public func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
         try await exchange(request, maximumBodySize: maximumBodySize, interruption: nil)
     }
 
     /// Sends `request`, cancelling its `URLSessionTask` (`CancellationError`) when
     /// `interruption` fires: the call stays in the caller's task.
+    ///
+    /// - Throws: What ``send(_:maximumBodySize:)`` throws; `CancellationError` when
+    ///   `interruption` fires.
     public func send(_ request: TransportRequest, maximumBodySize: Int, interruption: TransportInterruption)
         async throws -> TransportResponse
     {

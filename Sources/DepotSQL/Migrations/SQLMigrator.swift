@@ -20,6 +20,16 @@ extension SQLMigrationSession {
 }
 
 extension SQLStore: MigratableStore, MigrationTransactions {
+    /// Applies `migrations` through Depot's one migration driver: the ledger is the table
+    /// `depot_migrations` (version, name, checksum), each step runs in one transaction with its
+    /// ledger row, under the migration lock (an advisory lock on PostgreSQL; on SQLite the write
+    /// lock `BEGIN IMMEDIATE` takes).
+    ///
+    /// The store forgets which tables it checked afterwards, even when a step fails, so their
+    /// new shape is checked on next use.
+    ///
+    /// - Throws: `DepotError` of kind `.migration` (see
+    ///   `MigratableStore.applyMigrations(_:to:progress:)`).
     public func applyMigrations(
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
@@ -27,10 +37,17 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         return try await MigrationRunner.migrate(migrations, to: target, on: self, progress: progress)
     }
 
+    /// The rows of the `depot_migrations` ledger, in version order; empty when the table does not
+    /// exist.
     public func appliedMigrations() async throws -> [AppliedMigration] {
         try await MigrationRunner.applied(on: self)
     }
 
+    /// Compares each entity's table, as the engine's catalog describes it, with its schema: column
+    /// names, types, nullability and primary key (PostgreSQL's folded copies included).
+    ///
+    /// - Throws: `DepotError` of kind `.schemaMismatch` listing every table that is missing or
+    ///   differs.
     public func checkSchema(of entities: [any Entity.Type]) async throws {
         try await SchemaComparison.check(entities) { table in
             try await self.engine.prepare()

@@ -9,7 +9,7 @@ public enum SQLDialect: Sendable, Hashable {
     /// PostgreSQL 13 or later.
     case postgres
 
-    /// The dialect's name in raw SQL migration steps (``RawSQL/dialect``): `sqlite`, `postgres`.
+    /// The dialect's name in raw SQL migration steps (`RawSQL.dialect`): `sqlite`, `postgres`.
     public var name: String { self == .sqlite ? "sqlite" : "postgres" }
 
     /// The engine's name in messages: `SQLite`, `PostgreSQL`.
@@ -51,7 +51,7 @@ public enum SQLDialect: Sendable, Hashable {
         return self == .postgres && name == "timestamptz" ? "timestamp with time zone" : name
     }
 
-    /// The Depot type a catalog's declared type stands for, by its ``ColumnType/rawValue`` (the
+    /// The Depot type a catalog's declared type stands for, by its `ColumnType.rawValue` (the
     /// catalog's own spelling when none does). `url` reads as `text`: PostgreSQL stores both as text.
     public func depotTypeName(fromCatalog name: String) -> String {
         for type in ColumnType.allCases where catalogTypeName(type).caseInsensitiveCompare(name) == .orderedSame {
@@ -62,7 +62,7 @@ public enum SQLDialect: Sendable, Hashable {
 
     /// The name of the column holding the case-folded copy of text column `name`.
     ///
-    /// PostgreSQL has no function equal to ``TextFolding/fold(_:)`` (`lower()` depends on the
+    /// PostgreSQL has no function equal to `TextFolding.fold(_:)` (`lower()` depends on the
     /// collation and does not fold "ß" to "ss"), so its store keeps, next to each text column, a
     /// copy folded by Depot on every write; case-insensitive matching reads the copy.
     public static func foldedColumn(_ name: String) -> String { name + "#folded" }

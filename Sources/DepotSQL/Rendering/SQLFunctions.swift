@@ -6,11 +6,11 @@ import Depot
 /// SQLite registers the functions on every connection (in Swift); PostgreSQL gets them from
 /// ``SQLRenderer/postgresSetup(schema:)``.
 public enum SQLFunctions {
-    /// `depot_fold(text)`: ``TextFolding/fold(_:)`` of a text, for case-insensitive matching
+    /// `depot_fold(text)`: `TextFolding.fold(_:)` of a text, for case-insensitive matching
     /// (SQLite).
     public static let fold = "depot_fold"
     /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres with exactly the operations of
-    /// ``GeoDistance/haversineKilometers(latitude1:longitude1:latitude2:longitude2:)``, in the same
+    /// `GeoDistance.haversineKilometers(latitude1:longitude1:latitude2:longitude2:)`, in the same
     /// order, so distance order agrees on every store; NULL without coordinates.
     public static let distance = "depot_distance"
     /// `COLLATE depot_decimal`: orders exact decimals stored as text by value (SQLite).

@@ -13,7 +13,7 @@ public struct ArrayWrite: Sendable, Hashable {
     public enum Parameter: Sendable, Hashable {
         /// The values of batch column `position`, of storage type `type`.
         case column(position: Int, type: ColumnType)
-        /// ``TextFolding/fold(_:)`` of the values of text batch column `position`.
+        /// `TextFolding.fold(_:)` of the values of text batch column `position`.
         case folded(position: Int)
     }
 }

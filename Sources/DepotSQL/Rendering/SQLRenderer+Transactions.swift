@@ -13,7 +13,7 @@ extension SQLRenderer {
     /// `ROLLBACK`.
     public var rollback: SQLStatement { SQLStatement(sql: "ROLLBACK") }
 
-    /// `SAVEPOINT "name"`: what ``StoreWriter/savepoint(_:)`` opens.
+    /// `SAVEPOINT "name"`: what `StoreWriter.savepoint(_:)` opens.
     public func savepoint(_ name: String) -> SQLStatement {
         SQLStatement(sql: "SAVEPOINT \(quote(name))")
     }

@@ -6,13 +6,18 @@ import Depot
 /// from validated schemas and are quoted.
 ///
 /// ```swift
-/// let renderer = SQLRenderer(dialect: .sqlite)
-/// renderer.select(query).sql
-/// // SELECT "icao", "name" FROM "airports" WHERE "country" = ? ORDER BY "icao"
+/// let query = SelectQuery(table: Airport.schema.table, predicate: (\Airport.country == "NO").node)
+/// SQLRenderer(dialect: .sqlite).select(query).sql
+/// // SELECT "icao", "name", … FROM "airports" WHERE "country" = ? ORDER BY "icao"
+/// SQLRenderer(dialect: .postgres).select(query).sql
+/// // SELECT "icao", "name", … FROM "airports" WHERE "country" COLLATE "C" = $1
+/// //     ORDER BY "icao" COLLATE "C" ASC NULLS FIRST
 /// ```
 public struct SQLRenderer: Sendable {
+    /// The SQL flavour every statement is rendered in.
     public let dialect: SQLDialect
 
+    /// A renderer for `dialect`.
     public init(dialect: SQLDialect) {
         self.dialect = dialect
     }
@@ -318,6 +323,7 @@ public struct ArgumentList: Sendable {
     /// The bound values, in placeholder order.
     public private(set) var values: [StoredValue] = []
 
+    /// An empty list, numbering placeholders as `dialect` does.
     public init(dialect: SQLDialect) { self.dialect = dialect }
 
     /// Binds `value` and returns its placeholder.

@@ -13,7 +13,7 @@ import Depot
 /// let store = SQLStore(engine: try SQLiteEngine(path: "app.sqlite"))  // what SQLiteStore(path:) is
 /// ```
 ///
-/// Every method of an engine and its connections throws ``DepotError``s (the engine maps its own
+/// Every method of an engine and its connections throws `DepotError`s (the engine maps its own
 /// failures), so ``SQLStore`` can hand them to callers as they are.
 public protocol SQLEngine: Sendable {
     /// A connection to the database, valid inside the closure that lends it.
@@ -76,7 +76,7 @@ public protocol SQLConnection: Sendable {
     func count(_ statement: SQLStatement) async throws -> Int
 
     /// Writes `rows` into `table` in the engine's fastest way (statements rendered by `renderer`)
-    /// and returns how many rows were written (see ``StoreWriter/write(_:into:mode:)``).
+    /// and returns how many rows were written (see `StoreWriter.write(_:into:mode:)`).
     /// `keyPositions` are the batch's key columns, to name a failing row by its key.
     func write(
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer

@@ -1,7 +1,7 @@
 import Depot
 import Synchronization
 
-/// A ``Store`` on a SQL database: one implementation of reads, transactions, table verification,
+/// A `Store` on a SQL database: one implementation of reads, transactions, table verification,
 /// migrations and commit announcements over any ``SQLEngine``.
 ///
 /// `SQLiteStore` (DepotSQLite) and `PostgresStore` (DepotPostgres) are this class over their
@@ -12,12 +12,13 @@ import Synchronization
 /// let store = try SQLiteStore(path: "airports.sqlite")  // SQLStore<SQLiteEngine>
 /// let norwegian = try await store.repository(Airport.self).fetch(where: \.country == "NO")
 /// // SQLite:     SELECT "icao", … FROM "airports" WHERE "country" = ? ORDER BY "icao"
-/// // PostgreSQL: SELECT "icao", … FROM "airports" WHERE "country" = $1 ORDER BY "icao"
+/// // PostgreSQL: SELECT "icao", … FROM "airports" WHERE "country" COLLATE "C" = $1
+/// //             ORDER BY "icao" COLLATE "C" ASC NULLS FIRST
 /// ```
 ///
 /// Tables are created on the first write that needs them (`CREATE TABLE IF NOT EXISTS`) and
 /// checked against the entity the first time they are used; a table that differs fails with
-/// ``DepotError/Kind/schemaMismatch`` listing every difference. Transactions run one at a time
+/// `DepotError.Kind.schemaMismatch` listing every difference. Transactions run one at a time
 /// (`BEGIN IMMEDIATE` on SQLite, `BEGIN` on PostgreSQL), each on the engine's writer connection.
 public final class SQLStore<Engine: SQLEngine>: Store {
     /// The engine the store runs on.
@@ -38,6 +39,12 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     // MARK: - Reads
 
     /// Runs `query` on a reader connection; a table that does not exist reads as empty.
+    ///
+    /// The first time a table is read, its catalog entry is checked against `query.table`.
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` for a query naming a column its table lacks
+    ///   or with a negative limit or offset, `.schemaMismatch` when the stored table differs,
+    ///   `.storage` or `.connection` when the engine fails; and whatever `read` throws.
     public func scan<Result: Sendable>(
         _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
@@ -57,6 +64,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     }
 
     /// Counts the rows matching `query` on a reader connection (0 for a table that does not exist).
+    ///
+    /// - Throws: `DepotError`, as ``scan(_:_:)`` does.
     public func count(_ query: SelectQuery) async throws -> Int {
         try query.validate()
         try await engine.prepare()
@@ -80,6 +89,13 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Runs `body` in one transaction on the engine's writer connection: everything it wrote
     /// commits together, or nothing if it throws. Transactions of a store run one at a time.
+    ///
+    /// `BEGIN`, `COMMIT` and `ROLLBACK` run even when the calling task is cancelled, so a
+    /// transaction is never left half-open.
+    ///
+    /// - Throws: The error `body` throws, after `ROLLBACK`; `DepotError` of kind `.transaction`
+    ///   when the writer is used after `body` returned; the engine's error (`.storage`,
+    ///   `.connection`, `.transaction`) when `BEGIN` or `COMMIT` fails.
     public func transaction<T: Sendable>(
         _ body: @Sendable (any StoreWriter) async throws -> T
     ) async throws -> T {
@@ -139,7 +155,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     /// - Returns: ``TableState/missing`` only when the table does not exist and `create` is false;
     ///   ``TableState/created`` when this call created it (remembered store-wide once its
     ///   transaction commits).
-    /// - Throws: ``DepotError/Kind/schemaMismatch`` listing each difference when the stored table
+    /// - Throws: `DepotError.Kind.schemaMismatch` listing each difference when the stored table
     ///   differs from `table`.
     func prepareTable(_ table: TableDescription, on connection: Engine.Connection, create: Bool) async throws
         -> TableState

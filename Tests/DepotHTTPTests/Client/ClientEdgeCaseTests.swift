@@ -74,15 +74,19 @@ struct ClientEdgeCaseTests {
                 -> TransportResponse
             {
                 let response = try await next(request)
-                await sleepIgnoringCancellation(milliseconds: 300)
+                // Dawdles past the deadline, whenever the answer came, heeding nothing.
+                while ContinuousClock.now < context.deadline + .milliseconds(50) {
+                    await sleepIgnoringCancellation(milliseconds: 10)
+                }
                 return response
             }
         }
         let stub = StubTransport()
         stub.stub(.get, "/me", .status(200))
+        // A deadline the immediate stub answer meets even on a loaded machine.
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(timeout: .milliseconds(100), middleware: [Dawdling()]))
+            configuration: .init(timeout: .seconds(2), middleware: [Dawdling()]))
         let error = await httpError { try await client.send(Call(.get, "/me")) }
         #expect(error?.kind == .timedOut)
         #expect(stub.requests.count == 1)

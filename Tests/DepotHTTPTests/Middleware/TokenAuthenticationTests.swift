@@ -101,6 +101,7 @@ struct TokenAuthenticationTests {
     func abandonedFetch() async throws {
         let calls = Mutex(0)
         let released = Atomic<Bool>(false)
+        let hungReturned = Atomic<Bool>(false)
         let tokens = TokenProvider(
             token: {
                 let call = calls.withLock {
@@ -111,6 +112,7 @@ struct TokenAuthenticationTests {
                 while !released.load(ordering: .sequentiallyConsistent) {
                     await sleepIgnoringCancellation(milliseconds: 5)
                 }
+                hungReturned.store(true, ordering: .sequentiallyConsistent)
                 return "stale"
             }, refresh: { _ in "t2" })
         let stub = StubTransport()
@@ -121,7 +123,8 @@ struct TokenAuthenticationTests {
         try await client.send(Call(.get, "/me", timeout: .seconds(120)))
         released.store(true, ordering: .sequentiallyConsistent)
         #expect(try await eventually { calls.withLock { $0 } == 2 })
-        try await Task.sleep(for: .milliseconds(50))  // the hung fetch ends and is ignored
+        #expect(try await eventually { hungReturned.load(ordering: .sequentiallyConsistent) })
+        try await Task.sleep(for: .milliseconds(50))  // its token reaches the provider, which ignores it
         try await client.send(Call(.get, "/me"))
         #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer fresh", "Bearer fresh"])
     }

@@ -1,4 +1,4 @@
-// The README's DepotHTTP section, verbatim between the markers; ReadmeSampleTests runs it.
+// The README's DepotHTTP section, verbatim between the markers (ReadmeTests checks it); ReadmeSampleTests runs it.
 import Depot
 import DepotHTTP
 import Foundation
@@ -25,7 +25,7 @@ struct Airport: Entity, Equatable {
     }
 }
 
-// readme-http-sample:begin
+// readme:begin
 // What the API sends: {"data": [{"code": "ENGM", "name": "Oslo Gardermoen", …}]}
 struct AirportDTO: Decodable, Sendable {
     var code: String
@@ -81,4 +81,4 @@ func syncAirports(in country: String, client: APIClient, store: some Store) asyn
         }
     }
 }
-// readme-http-sample:end
+// readme:end

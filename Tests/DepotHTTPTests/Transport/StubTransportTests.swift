@@ -57,7 +57,7 @@ struct StubTransportTests {
     @Test("A delayed stub longer than the deadline times out")
     func delayedResponseTimesOut() async throws {
         let stub = StubTransport()
-        stub.stub(.get, "/slow", .text("late", after: .seconds(30)), .text("fast"))
+        stub.stub(.get, "/slow", .text("late", after: .seconds(3_600)), .text("fast"))
         let client = APIClient(baseURL: Self.base, transport: stub, configuration: .init(timeout: .milliseconds(100)))
         let error = await httpError { try await client.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) }
         #expect(error?.kind == .timedOut)

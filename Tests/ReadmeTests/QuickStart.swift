@@ -1,8 +1,8 @@
-// The README's quick start, verbatim between the markers; ReadmeTests checks it stays in sync.
+// The README's quick start, verbatim between the markers (ReadmeSampleTests checks it).
 import Depot
 import Testing
 
-// readme-sample:begin
+// readme:begin
 struct Airport: Entity, Equatable {
     var icao: String
     var iata: String?
@@ -57,4 +57,4 @@ func quickStart(store: some Store) async throws {
         try await inTx.remove("ENBR")
     }
 }
-// readme-sample:end
+// readme:end

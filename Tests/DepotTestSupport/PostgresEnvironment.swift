@@ -54,29 +54,8 @@ public enum PostgresEnvironment {
 
 /// CI requires a PostgreSQL server and none is configured.
 public struct PostgresEnvironmentError: Error, CustomStringConvertible {
+    /// What is missing and why the tests cannot run.
     public var message: String
+    /// The ``PostgresEnvironmentError/message``.
     public var description: String { message }
-}
-
-/// Runs `body`, then `cleanup`, also when `body` throws: an asynchronous `defer` for test
-/// fixtures (stop a server, drop a scratch schema, close a store).
-///
-/// ```swift
-/// try await withCleanup {
-///     try await body(store)
-/// } cleanup: {
-///     try? await store.dropSchema()
-///     await store.close()
-/// }
-/// ```
-public func withCleanup<T>(_ body: () async throws -> T, cleanup: () async -> Void) async throws -> T {
-    let result: T
-    do {
-        result = try await body()
-    } catch {
-        await cleanup()
-        throw error
-    }
-    await cleanup()
-    return result
 }

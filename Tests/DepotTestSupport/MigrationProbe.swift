@@ -2,21 +2,29 @@ import Depot
 import Foundation
 import Testing
 
-/// The table `depot-migration-probe` migrates, as version 1 declares it.
+/// The table `depot-migration-probe` migrates, as version 1 declares it: what a store killed inside
+/// step 2 must still hold.
 public struct ProbeItem: Entity, Equatable {
+    /// The item's number, 1 to 1,000: the primary key (column `id`).
     public var id: Int
+    /// The value step 1 writes: equal to `id`.
     public var value: Int
+    /// Table `probe_items`, keyed by `id`, with the columns step 1 creates.
     public static let schema = Schema<ProbeItem>("probe_items", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.value, "value")
     }
 }
 
-/// The same table as version 2 declares it.
+/// The same table as version 2 declares it: what a store holds once step 2 has finished.
 public struct DoubledProbeItem: Entity, Equatable {
+    /// The item's number, 1 to 1,000: the primary key (column `id`).
     public var id: Int
+    /// The value step 1 writes: equal to `id`.
     public var value: Int
+    /// Twice `value` once step 2 has filled the row; `nil` before (column `doubled`).
     public var doubled: Int?
+    /// Table `probe_items`, keyed by `id`, with the `doubled` column step 2 adds.
     public static let schema = Schema<DoubledProbeItem>("probe_items", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.value, "value")
@@ -28,6 +36,9 @@ public struct DoubledProbeItem: Entity, Equatable {
 /// the middle of a migration step.
 public enum MigrationProbe {
     /// The probe executable.
+    ///
+    /// - Returns: The `depot-migration-probe` built next to the test bundle.
+    /// - Throws: A test failure asking to build it first, when it is not there.
     public static func binary() throws -> URL {
         let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
             .map { $0.appendingPathComponent("depot-migration-probe") }
@@ -37,6 +48,10 @@ public enum MigrationProbe {
     }
 
     /// Runs the probe to completion; returns its exit status and output.
+    ///
+    /// - Parameter arguments: Its command line: `--store PATH` or `--postgres URL`, optionally `--to N`.
+    /// - Returns: Its exit status, and its standard output and error together.
+    /// - Throws: When the probe is not built or cannot be started.
     public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let binary = try binary()
         return try await onThread {
@@ -55,6 +70,10 @@ public enum MigrationProbe {
 
     /// Runs the probe with `--pause`, waits until it is inside step 2 (its first half written),
     /// and kills it with SIGKILL. Returns what it printed.
+    ///
+    /// - Parameter arguments: Its command line, without `--pause`.
+    /// - Returns: What it printed; it contains `in step 2` when the kill came inside that step.
+    /// - Throws: When the probe is not built or cannot be started.
     public static func killInsideStep(_ arguments: [String]) async throws -> String {
         let binary = try binary()
         return try await onThread {
@@ -87,6 +106,11 @@ public enum MigrationProbe {
 
     /// Checks a store the probe was killed in: still at version 1 — the ledger, the table's
     /// columns and its rows as step 1 left them — then lets a fresh run finish step 2.
+    ///
+    /// - Parameters:
+    ///   - store: A new store on the database the probe was killed in.
+    ///   - arguments: The probe's command line for the run that finishes the migration.
+    /// - Throws: When the schema check fails or the store or the probe cannot run.
     public static func expectKilledAtVersionOne(
         _ store: any MigratableStore, rerun arguments: [String]
     ) async throws {

@@ -1,0 +1,85 @@
+extension Repository {
+    /// The entities matching `predicate` with the related rows of `includes`, now and again after
+    /// every commit to any table the query or its includes read.
+    ///
+    /// ```swift
+    /// for try await countries in countries.observe(where: \.continent == "EU", including: [Country.airports]) {
+    ///     show(countries)  // re-emitted when an airport of any country changes, too
+    /// }
+    /// ```
+    /// Each element is a fresh fetch (no diff); commits made while the consumer is busy coalesce
+    /// into the next one (the store's observers share one commit subscription). Unlike
+    /// ``observe(where:orderBy:limit:timing:)``, an element is emitted after every such commit,
+    /// even when the result is unchanged. Leaving the loop or cancelling the task ends the
+    /// observation.
+    ///
+    /// Errors surface from the loop: a ``DepotError`` of kind `.invalidQuery` when this repository
+    /// belongs to a ``Transaction``, or what ``fetch(where:orderBy:limit:offset:including:)``
+    /// throws.
+    public func observe(
+        where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
+        including includes: [any IncludeSpec<Root>]
+    ) -> IncludeObservation<Root> {
+        let tables =
+            ((try? query(predicate, ordering, limit: limit, offset: nil).tables) ?? [])
+            + includes.flatMap(\.tables)
+        return IncludeObservation(
+            repository: self, tables: Set(tables.map(\.name)),
+            fetch: { repository in
+                try await repository.fetch(where: predicate, orderBy: ordering, limit: limit, including: includes)
+            })
+    }
+}
+
+/// The live results of a query with included relations (see
+/// ``Repository/observe(where:orderBy:limit:including:)``).
+public struct IncludeObservation<Root: Entity>: AsyncSequence, Sendable {
+    /// One complete result, each entity with its included rows.
+    public typealias Element = [Loaded<Root>]
+    let repository: Repository<Root>
+    let tables: Set<String>
+    let fetch: @Sendable (Repository<Root>) async throws -> [Loaded<Root>]
+
+    /// A new observation; it registers with the store's commits on its first ``Iterator/next()``.
+    public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
+
+    /// One observation of the query and its includes; it ends when it is released.
+    public struct Iterator: AsyncIteratorProtocol {
+        let observation: IncludeObservation
+        var observer: IncludeObserver?
+
+        /// The current result first, then a fresh fetch after each commit to a table the query or
+        /// its includes read; `nil` when the task is cancelled or the store's commit stream ends.
+        ///
+        /// - Throws: ``DepotError`` of kind `.invalidQuery` when the repository belongs to a
+        ///   ``Transaction``, or what the fetch throws.
+        public mutating func next() async throws -> [Loaded<Root>]? {
+            guard let observer else {
+                guard case .store(let store) = observation.repository.context else {
+                    throw DepotError(.invalidQuery, "observe the store's repository, not a transaction's")
+                }
+                // Registered before the first fetch, so no commit falls between the two.
+                let registered = IncludeObserver(store: store, tables: observation.tables)
+                self.observer = registered
+                registered.signal.consume()
+                return try await observation.fetch(observation.repository)
+            }
+            guard await observer.signal.wait() else { return nil }
+            observer.signal.consume()  // commits so far are all covered by the fetch below
+            return try await observation.fetch(observation.repository)
+        }
+    }
+}
+
+/// An include observation's place in its store's hub; released with the iterator.
+final class IncludeObserver: Sendable {
+    let hub: ObservationHub
+    let signal = CommitSignal()
+
+    init(store: any Store, tables: Set<String>) {
+        hub = ObservationHub.hub(for: store)
+        hub.register(signal, tables: tables)
+    }
+
+    deinit { hub.unregister(signal) }
+}

@@ -1,0 +1,205 @@
+/// A relation to include, with the options applied so far. Made by ``ToOne``, ``ToMany`` and
+/// ``ManyToMany``'s `filter`, `sorted(by:)`, `limit(_:)` and `including(_:)`.
+public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
+    let relation: RelationDescriptor
+    var filter: Filter<Target>?
+    var ordering: [Ordering<Target>] = []
+    var limit: Int?
+    var nested: [any IncludeSpec<Target>] = []
+
+    /// Only related rows matching `filter` (combined with an earlier filter by `&&`).
+    public func filter(_ filter: Filter<Target>) -> Self {
+        var copy = self
+        copy.filter = self.filter.map { $0 && filter } ?? filter
+        return copy
+    }
+
+    /// The related rows of each parent in this order (then by primary key).
+    public func sorted(by ordering: Ordering<Target>...) -> Self { sorted(ordering) }
+
+    func sorted(_ ordering: [Ordering<Target>]) -> Self {
+        var copy = self
+        copy.ordering = ordering
+        return copy
+    }
+
+    /// At most `count` related rows per parent (the first in the include's order).
+    public func limit(_ count: Int) -> Self {
+        var copy = self
+        copy.limit = count
+        return copy
+    }
+
+    /// Loads `relations` of the related rows too (one more query per relation).
+    public func including(_ relations: any IncludeSpec<Target>...) -> Self { including(relations) }
+
+    func including(_ relations: [any IncludeSpec<Target>]) -> Self {
+        var copy = self
+        copy.nested += relations
+        return copy
+    }
+
+    /// The target's table, the join table of a many-to-many, the tables of the filter's
+    /// subqueries and those of nested includes: what an observation with this include watches.
+    public var tables: [TableDescription] {
+        var tables = [Target.schema.table] + (filter?.node.subqueryTables ?? [])
+        if relation.kind == .manyToMany { tables.append(relation.foreignKey.childTable) }
+        return tables + nested.flatMap(\.tables)
+    }
+
+    /// Loads the related rows of `parents` with one query (two for a many-to-many), plus one per
+    /// nested include; ``Repository/fetch(where:orderBy:limit:offset:including:)`` calls it.
+    ///
+    /// - Throws: ``DepotError`` of kind `.invalidSchema` when `Source`'s relations or `Target`'s
+    ///   schema are declared wrongly, `.invalidQuery` for a negative ``limit(_:)``, and what
+    ///   reading the rows throws.
+    public func load(for parents: [Source], from reader: any StoreReader) async throws -> IncludedValues {
+        if let error = RelationDescriptor.validationError(of: Source.self) { throw error }
+        if let error = Target.schema.validationError { throw error }
+        if let limit, limit < 0 {
+            throw DepotError(
+                .invalidQuery, "include \(relation.name): limit must not be negative (got \(limit))",
+                table: Target.schema.tableName)
+        }
+        let values: [any Sendable]
+        switch relation.kind {
+        case .toOne: values = try await loadToOne(parents, reader)
+        case .toMany: values = try await loadToMany(parents, reader)
+        case .manyToMany: values = try await loadManyToMany(parents, reader)
+        }
+        return IncludedValues(key: relation.key, values: values)
+    }
+
+    // MARK: - Loading
+
+    /// The query of the target rows whose `column` is one of `keys`, with this include's options.
+    private func targetQuery(_ column: String, _ keys: [StoredValue], perParent: Bool) -> SelectQuery {
+        var ordering = ordering.map(\.term)
+        if ordering.isEmpty, let position = relation.positionColumn {
+            ordering = [.column(position, descending: false)]
+        }
+        let selection = PredicateNode.isIn(column: column, keys)
+        var query = SelectQuery(
+            table: Target.schema.table, predicate: filter.map { .and([selection, $0.node]) } ?? selection,
+            ordering: ordering)
+        if perParent, let limit { query.limitPerGroup = GroupLimit(column: column, limit: limit) }
+        return query
+    }
+
+    /// Targets of `query`, their own includes loaded, and each one's value of `column`.
+    ///
+    /// Per-row work stays free of new generic types (tuples, dictionaries of targets): in code
+    /// that is not specialized, each one costs a runtime metadata lookup per row.
+    private func targets(_ query: SelectQuery, keyedBy column: String, _ reader: any StoreReader) async throws
+        -> (keys: [StoredValue], values: [Loaded<Target>])
+    {
+        let schema = Target.schema
+        let column = try query.table.requireColumn(column)
+        let entities = try await reader.scan(query) { cursor in try schema.decodeAll(&cursor) }
+        let keys = schema.values(of: entities, column: column)
+        var rows: [Loaded<Target>] = []
+        rows.reserveCapacity(entities.count)
+        for entity in entities { rows.append(Loaded(entity: entity, related: [:])) }
+        return (keys, try await Loaded.attach(nested, to: rows, reader))
+    }
+
+    private func loadToOne(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
+        let key = relation.foreignKey
+        let references = Source.schema.values(of: parents, column: try Source.schema.table.requireColumn(key.column))
+        let distinct = StoredValue.distinct(references)
+        guard !distinct.isEmpty else { return references.map { _ in Loaded<Target>?.none } }
+        let found = try await targets(
+            targetQuery(key.parentColumn, distinct, perParent: false), keyedBy: key.parentColumn, reader)
+        var byKey: [StoredValue: Int] = [:]
+        byKey.reserveCapacity(found.keys.count)
+        for (position, target) in found.keys.enumerated() where byKey[target] == nil { byKey[target] = position }
+        return references.map { reference in byKey[reference].map { found.values[$0] } }
+    }
+
+    private func loadToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
+        let key = relation.foreignKey
+        let parentKeys = try Self.keys(of: parents)
+        let found = try await targets(
+            targetQuery(key.column, StoredValue.distinct(parentKeys), perParent: true), keyedBy: key.column, reader)
+        return Self.group(found.values, keys: found.keys, under: parentKeys)
+    }
+
+    /// The (one-column) primary key of each of `parents`.
+    private static func keys(of parents: [Source]) throws -> [StoredValue] {
+        let schema = Source.schema
+        return schema.values(of: parents, column: schema.primaryKeyIndices[0])
+    }
+
+    /// `values` gathered under each of `parents`, by their `keys`, in their order: O(n + m).
+    static func group(_ values: [Loaded<Target>], keys: [StoredValue], under parents: [StoredValue]) -> [any Sendable] {
+        // Each parent key's first parent, then each value's owner and each list's length:
+        // one hash per parent and per value, one allocation per list.
+        var parentIndex: [StoredValue: Int] = [:]
+        parentIndex.reserveCapacity(parents.count)
+        for (index, parent) in parents.enumerated() where parentIndex[parent] == nil { parentIndex[parent] = index }
+        var owners = [Int](repeating: -1, count: keys.count)
+        var counts = [Int](repeating: 0, count: parents.count)
+        for (position, key) in keys.enumerated() {
+            guard let owner = parentIndex[key] else { continue }
+            owners[position] = owner
+            counts[owner] += 1
+        }
+        var lists: [[Loaded<Target>]] = []
+        lists.reserveCapacity(parents.count)
+        for count in counts {
+            var list: [Loaded<Target>] = []
+            list.reserveCapacity(count)
+            lists.append(list)
+        }
+        for (position, owner) in owners.enumerated() where owner >= 0 { lists[owner].append(values[position]) }
+        var grouped: [any Sendable] = []
+        grouped.reserveCapacity(parents.count)
+        for parent in parents { grouped.append(lists[parentIndex[parent] ?? 0]) }
+        return grouped
+    }
+
+    private func loadManyToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
+        guard let to = relation.targetKey else { return parents.map { _ in [Loaded<Target>]() } }
+        let from = relation.foreignKey
+        let join = from.childTable
+        let fromIndex = try join.requireColumn(from.column)
+        let toIndex = try join.requireColumn(to.column)
+        let parentKeys = try Self.keys(of: parents)
+        let pairs = try await reader.fetch(
+            SelectQuery(table: join, predicate: .isIn(column: from.column, StoredValue.distinct(parentKeys)))
+        ) { values in (values[fromIndex], values[toIndex]) }
+        let targetKeys = StoredValue.distinct(pairs.map(\.1))
+        guard !targetKeys.isEmpty else { return parents.map { _ in [Loaded<Target>]() } }
+        let found = try await targets(
+            targetQuery(to.parentColumn, targetKeys, perParent: false), keyedBy: to.parentColumn, reader)
+        var rank: [StoredValue: Int] = [:]
+        for (position, target) in found.keys.enumerated() { rank[target] = position }
+        var byParent: [StoredValue: [Int]] = [:]
+        for (parent, target) in pairs {
+            if let position = rank[target] { byParent[parent, default: []].append(position) }
+        }
+        return parentKeys.map { parent -> [Loaded<Target>] in
+            // The include's order, as the target query returned it; each target once.
+            let positions = Array(Set(byParent[parent] ?? [])).sorted()
+            return positions.prefix(limit ?? positions.count).map { found.values[$0] }
+        }
+    }
+}
+
+extension StoredValue {
+    /// The values other than NULL, each once, in first-seen order: keys bound in the order their
+    /// rows came (usually key order), which the engines index faster than a hash set's order.
+    static func distinct(_ values: [StoredValue]) -> [StoredValue] {
+        var seen: Set<StoredValue> = []
+        seen.reserveCapacity(values.count)
+        var distinct: [StoredValue] = []
+        distinct.reserveCapacity(values.count)
+        for value in values where !value.isNull && seen.insert(value).inserted { distinct.append(value) }
+        return distinct
+    }
+}
+
+extension RelationDescriptor {
+    /// The key a relation's included values are kept under in ``Loaded``.
+    var key: String { "\(kind):\(foreignKey.name)>\(targetKey?.name ?? "")" }
+}

@@ -1,0 +1,75 @@
+/// An entity with the related rows an include loaded, read by relation:
+/// `country[Country.airports]`, `airport[Airport.country]`. Its own properties read through it
+/// directly (`country.name`) or as ``entity``.
+@dynamicMemberLookup
+public struct Loaded<Root: Entity>: Sendable {
+    /// The entity itself.
+    public let entity: Root
+    var related: [String: any Sendable]
+
+    /// A property of the entity.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Root, Value>) -> Value {
+        entity[keyPath: keyPath]
+    }
+
+    /// The included rows of a to-many relation.
+    ///
+    /// Reading a relation the fetch did not include is a programming error.
+    public subscript<Target>(_ relation: ToMany<Root, Target>) -> [Loaded<Target>] {
+        value(of: relation.descriptor, as: [Loaded<Target>].self)
+    }
+
+    /// The included rows of a many-to-many relation.
+    public subscript<Target>(_ relation: ManyToMany<Root, Target>) -> [Loaded<Target>] {
+        value(of: relation.descriptor, as: [Loaded<Target>].self)
+    }
+
+    /// The included row of a to-one relation: `nil` when the key is NULL (or the row is
+    /// filtered out by the include).
+    public subscript<Target>(_ relation: ToOne<Root, Target>) -> Loaded<Target>? {
+        value(of: relation.descriptor, as: Loaded<Target>?.self)
+    }
+
+    private func value<T>(of relation: RelationDescriptor, as type: T.Type) -> T {
+        // Looked up first: a missing entry would otherwise cast to `T` when `T` is an optional.
+        guard let stored = related[relation.key], let value = stored as? T else {
+            preconditionFailure("\(relation.name) was not included in the fetch of \(Root.self): add it to including:")
+        }
+        return value
+    }
+
+    /// Wraps `entities` and runs each of `includes` over them (one query per relation level).
+    static func load(_ entities: [Root], _ includes: [any IncludeSpec<Root>], _ reader: any StoreReader)
+        async throws -> [Loaded<Root>]
+    {
+        try await attach(includes, to: entities.map { Loaded(entity: $0, related: [:]) }, reader)
+    }
+
+    /// `loaded` with the related values of each of `includes` added.
+    static func attach(_ includes: [any IncludeSpec<Root>], to loaded: [Loaded<Root>], _ reader: any StoreReader)
+        async throws -> [Loaded<Root>]
+    {
+        guard !includes.isEmpty, !loaded.isEmpty else { return loaded }
+        var loaded = loaded
+        var entities: [Root] = []
+        entities.reserveCapacity(loaded.count)
+        for row in loaded { entities.append(row.entity) }
+        var seen: Set<String> = []
+        for include in includes {
+            let values = try await include.load(for: entities, from: reader)
+            guard seen.insert(values.key).inserted else {
+                throw DepotError(
+                    .invalidQuery,
+                    "the fetch of \(Root.self) includes one relation twice: give each relation one include",
+                    table: Root.schema.tableName)
+            }
+            for index in loaded.indices { loaded[index].related[values.key] = values.values[index] }
+        }
+        return loaded
+    }
+}
+
+extension Loaded: Equatable where Root: Equatable {
+    /// Equal entities; included rows are not compared.
+    public static func == (lhs: Loaded, rhs: Loaded) -> Bool { lhs.entity == rhs.entity }
+}

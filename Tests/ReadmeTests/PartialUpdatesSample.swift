@@ -1,0 +1,44 @@
+// The README's partial-updates sample, verbatim between the markers (ReadmeSampleTests checks
+// it); PartialUpdatesSampleTests runs it.
+import Depot
+import Foundation
+
+/// The stored entity the sample's DTO patches.
+struct User: Entity, Equatable {
+    var id: Int
+    var name: String
+    var email: String?
+    var isOnline: Bool?
+
+    static let schema = Schema<User>("users", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.name, "name")
+        Column(\.email, "email")
+        Column(\.isOnline, "is_online")
+    }
+}
+
+// readme:begin
+struct UserDTO: Codable, Sendable {
+    let id: Int
+    @Field var name: String?
+    @Field var isOnline: Bool?
+}
+
+struct UserDTOMapper: PatchMapper {
+    func patch(from dto: UserDTO) -> Patch<User> {
+        Patch(key: dto.id).set(\.name, dto.$name).set(\.isOnline, dto.$isOnline)
+    }
+}
+// readme:end
+
+func persistPartialResponse(users: Repository<User>) async throws {
+    // readme:begin
+    // Stored: User(id: 7, name: "Grace", email: "g@example.com", isOnline: true)
+    let json = #"[{"id": 7, "isOnline": null}]"#
+    let dtos = try JSONDecoder().decode([UserDTO].self, from: Data(json.utf8))
+    try await users.persist(dtos, mapper: UserDTOMapper())
+    // Stored: User(id: 7, name: "Grace", email: "g@example.com", isOnline: nil)
+    //   name was absent: kept; isOnline was null: cleared; email is not in the DTO: kept.
+    // readme:end
+}

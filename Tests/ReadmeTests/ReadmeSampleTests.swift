@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// The README's Swift samples, and the compiled code they must match.
+///
+/// A sample is compiled when its text stands between `// readme:begin` and `// readme:end` in a
+/// Swift file under `Tests/` (any target), compared after leading `import` lines are dropped and
+/// common indentation removed: a sample of statements can sit inside a function there. A package
+/// manifest fragment cannot be compiled by a test; it is marked `<!-- readme:manifest -->` and
+/// the products it names are checked against `Package.swift` instead.
+enum ReadmeSamples {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Sample {
+        var line: Int
+        var text: String
+        var isManifest: Bool
+    }
+
+    /// Every fenced Swift block of the README, with the line it starts on.
+    static func samples() throws -> [Sample] {
+        let lines = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+            .components(separatedBy: "\n")
+        var samples: [Sample] = []
+        var index = 0
+        while index < lines.count {
+            let fence = lines[index].trimmingCharacters(in: .whitespaces)
+            guard fence == "```swift" else {
+                index += 1
+                continue
+            }
+            let start = index
+            var body: [String] = []
+            index += 1
+            while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces) != "```" {
+                body.append(lines[index])
+                index += 1
+            }
+            let marker = lines[..<start].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            samples.append(
+                Sample(
+                    line: start + 1, text: body.joined(separator: "\n"),
+                    isManifest: marker?.contains("<!-- readme:manifest -->") == true))
+            index += 1
+        }
+        return samples
+    }
+
+    /// The text between every `// readme:begin` / `// readme:end` pair in the Swift files under `Tests/`.
+    static func compiledRegions() throws -> [String] {
+        let tests = root.appendingPathComponent("Tests")
+        guard let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return [] }
+        var regions: [String] = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            var current: [String]?
+            for line in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n") {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed == "// readme:begin" {
+                    current = []
+                } else if trimmed == "// readme:end" {
+                    if let current { regions.append(current.joined(separator: "\n")) }
+                    current = nil
+                } else {
+                    current?.append(line)
+                }
+            }
+        }
+        return regions.map(normalized)
+    }
+
+    /// `text` without leading `import` lines, trailing spaces, surrounding blank lines and common indentation.
+    static func normalized(_ text: String) -> String {
+        var lines = text.components(separatedBy: "\n").map { line -> String in
+            var line = line
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+        while let first = lines.first, first.isEmpty || first.hasPrefix("import ") { lines.removeFirst() }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        let indent = lines.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+        return lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+    }
+}
+
+@Suite("README samples")
+struct ReadmeSampleTests {
+    @Test("every Swift sample in the README is code compiled by a test, character for character")
+    func everySampleIsCompiled() throws {
+        let samples = try ReadmeSamples.samples()
+        let regions = Set(try ReadmeSamples.compiledRegions())
+        #expect(samples.count >= 10)
+        for sample in samples where !sample.isManifest {
+            #expect(
+                regions.contains(ReadmeSamples.normalized(sample.text)),
+                """
+                README.md line \(sample.line): this sample is not between `// readme:begin` and `// readme:end` \
+                in any Swift file under Tests/ (or it differs from the compiled copy)
+                """)
+        }
+    }
+
+    @Test("the package manifest fragments in the README name only products the package has")
+    func manifestFragmentsNameRealProducts() throws {
+        let manifest = try String(
+            contentsOf: ReadmeSamples.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let fragments = try ReadmeSamples.samples().filter(\.isManifest)
+        #expect(!fragments.isEmpty)
+        for fragment in fragments {
+            let names = fragment.text.components(separatedBy: ".product(name: \"").dropFirst()
+                .compactMap { $0.components(separatedBy: "\"").first }
+            #expect(!names.isEmpty, "README.md line \(fragment.line): a manifest fragment naming no product")
+            for name in names {
+                #expect(
+                    manifest.contains(".library(name: \"\(name)\""),
+                    "README.md line \(fragment.line): product \(name) is not a library of Package.swift")
+            }
+        }
+    }
+}

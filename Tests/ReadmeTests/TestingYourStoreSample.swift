@@ -1,0 +1,12 @@
+// The README's "Testing your own store" sample, verbatim between the markers
+// (ReadmeSampleTests checks it): the conformance suite on the in-memory store.
+import Depot
+// readme:begin
+import DepotTesting
+import Testing
+
+@Test(arguments: StoreConformance.cases)
+func conformance(_ check: ConformanceCase) async throws {
+    try await check.run(on: InMemoryStore())
+}
+// readme:end
