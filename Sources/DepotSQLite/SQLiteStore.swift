@@ -28,7 +28,14 @@ public typealias SQLiteStore = SQLStore<SQLiteEngine>
 extension SQLStore where Engine == SQLiteEngine {
     /// Opens (or creates) the database file at `path`.
     ///
-    /// - Parameter busyTimeout: how long a write waits for another process's write to finish.
+    /// ```swift
+    /// let store = try SQLiteStore(path: "airports.sqlite", busyTimeout: .seconds(30))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The database file; created, with the SQLite database in it, if missing. Its folder
+    ///     must exist.
+    ///   - busyTimeout: How long a write waits for another process's write to finish.
     /// - Throws: `DepotError` of kind `.storage` when the file is not a SQLite database or
     ///   cannot be opened for writing; the message names the path.
     public convenience init(path: String, busyTimeout: Duration = .seconds(10)) throws {

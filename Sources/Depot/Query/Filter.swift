@@ -188,19 +188,19 @@ public func != <Root: Entity, Value: StorableValue>(
 /// // PostgreSQL: WHERE "elevation" < $1
 /// ```
 ///
-/// Every store orders values alike: text by UTF-8 bytes (PostgreSQL compares the column
-/// `COLLATE "C"`), decimals by value (SQLite compares the stored digits `COLLATE depot_decimal`),
-/// NULL never (a row whose column is NULL does not match).
+/// Every store compares values alike: text by UTF-8 bytes (PostgreSQL compares the column
+/// `COLLATE "C"`), decimals by value (SQLite compares the stored digits `COLLATE depot_decimal`).
+/// A row whose column is NULL never matches.
 public func < <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .less, rhs.storedValue)
 }
 
-/// Rows whose column is less than or equal to `rhs` (`"elevation" <= ?`), ordered as for `<`.
+/// Rows whose column is less than or equal to `rhs` (`"elevation" <= ?`), compared as for `<`.
 public func <= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .lessOrEqual, rhs.storedValue)
 }
 
-/// Rows whose column is greater than `rhs` (`"elevation" > ?`), ordered as for `<`.
+/// Rows whose column is greater than `rhs` (`"elevation" > ?`), compared as for `<`.
 ///
 /// ```swift
 /// let high = try await airports.fetch(where: \.elevation > 500)
@@ -209,7 +209,7 @@ public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rh
     compare(lhs, .greater, rhs.storedValue)
 }
 
-/// Rows whose column is greater than or equal to `rhs` (`"elevation" >= ?`), ordered as for `<`.
+/// Rows whose column is greater than or equal to `rhs` (`"elevation" >= ?`), compared as for `<`.
 public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }

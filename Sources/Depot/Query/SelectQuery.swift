@@ -77,7 +77,7 @@ public struct SelectQuery: Sendable, Hashable {
 
     /// Every column the query reads, checked against the table before it runs.
     ///
-    /// Stores call it before running a query; a store's own reads and writes call it too.
+    /// Every store calls it before it runs a query.
     ///
     /// - Throws: A ``DepotError`` of kind `.invalidQuery` naming the first column the table lacks
     ///   (in the predicate, the ordering, a subquery or ``limitPerGroup``), or a negative

@@ -23,8 +23,10 @@ extension ToMany {
     ///
     /// ```swift
     /// try await countries.fetch(where: Country.airports.any(\.kind == "large_airport"))
-    /// // SQLite: WHERE "code" IN (SELECT "country" FROM "airports"
-    /// //         WHERE "country" IS NOT NULL AND ("kind" = ?))
+    /// // SQLite:     WHERE "code" IN (SELECT "country" FROM "airports"
+    /// //             WHERE "country" IS NOT NULL AND ("kind" = ?))
+    /// // PostgreSQL: WHERE "code" COLLATE "C" IN (SELECT "country" FROM "airports"
+    /// //             WHERE "country" IS NOT NULL AND ("kind" COLLATE "C" = $1))
     /// ```
     public func any(_ filter: Filter<Target> = .all) -> Filter<Source> {
         let key = descriptor.foreignKey
@@ -37,8 +39,10 @@ extension ToMany {
     ///
     /// ```swift
     /// let withoutAirports = try await countries.fetch(where: Country.airports.none())
-    /// // SQLite: WHERE NOT ("code" IN (SELECT "country" FROM "airports"
-    /// //         WHERE "country" IS NOT NULL AND (1 = 1)))
+    /// // SQLite:     WHERE NOT ("code" IN (SELECT "country" FROM "airports"
+    /// //             WHERE "country" IS NOT NULL AND (1 = 1)))
+    /// // PostgreSQL: WHERE NOT ("code" COLLATE "C" IN (SELECT "country" FROM "airports"
+    /// //             WHERE "country" IS NOT NULL AND (1 = 1)))
     /// ```
     public func none(_ filter: Filter<Target> = .all) -> Filter<Source> { !any(filter) }
 }
@@ -52,6 +56,7 @@ extension ManyToMany {
     /// // SQLite: WHERE "icao" IN (SELECT "airport" FROM "memberships" WHERE "airport" IS NOT NULL
     /// //         AND ("alliance" IN (SELECT "code" FROM "alliances" WHERE "code" IS NOT NULL
     /// //         AND ("name" = ?))))
+    /// // PostgreSQL: the same, with `$1` and each text operand compared `COLLATE "C"`.
     /// ```
     public func any(_ filter: Filter<Target> = .all) -> Filter<Source> {
         let from = descriptor.foreignKey
