@@ -6,26 +6,43 @@ import Foundation
 /// One case: the subject's and the baseline's median times and their ratio, plus latency
 /// figures for cases that time single requests.
 public struct BenchResult: Encodable {
+    /// The case's name, e.g. `fetch all into structs`.
     public var `case`: String
+    /// The store or transport measured (`sqlite`, `postgres`, `http`).
     public var backend: String
+    /// How many rows (or requests) one round handles.
     public var n: Int
+    /// What is measured: Depot, or the library it is compared with.
     public var subject: String
+    /// The subject's median time over the rounds, in milliseconds.
     public var medianMilliseconds: Double
+    /// The raw baseline doing the same work (e.g. the SQLite C API).
     public var baseline: String
+    /// The baseline's median time over the same rounds, in milliseconds.
     public var baselineMedianMilliseconds: Double
+    /// `medianMilliseconds / baselineMedianMilliseconds`: below 1 the subject is faster.
     public var ratio: Double
+    /// The process's peak resident memory when the result was made, in megabytes (Linux only).
     public var peakRSSMegabytes: Double?
+    /// Per-request figures, for cases that time single requests.
     public var latency: Latency?
 
     /// Per-request latency and throughput, for the subject and the baseline.
     public struct Latency: Encodable {
+        /// The subject's median request latency, in milliseconds.
         public var p50Milliseconds: Double
+        /// The subject's 99th-percentile request latency, in milliseconds.
         public var p99Milliseconds: Double
+        /// The subject's throughput.
         public var requestsPerSecond: Double
+        /// The baseline's median request latency, in milliseconds.
         public var baselineP50Milliseconds: Double
+        /// The baseline's 99th-percentile request latency, in milliseconds.
         public var baselineP99Milliseconds: Double
+        /// The baseline's throughput.
         public var baselineRequestsPerSecond: Double
 
+        /// The figures of one case, subject first.
         public init(
             p50Milliseconds: Double, p99Milliseconds: Double, requestsPerSecond: Double,
             baselineP50Milliseconds: Double, baselineP99Milliseconds: Double, baselineRequestsPerSecond: Double
@@ -90,10 +107,13 @@ public struct BenchResult: Encodable {
 
 /// A benchmark that cannot run, and why.
 public struct BenchError: Error, CustomStringConvertible {
+    /// What stopped the benchmark, for a person.
     public var description: String
+    /// An error saying `description`.
     public init(description: String) { self.description = description }
 }
 
+/// Command-line flags, medians and units every benchmark executable shares.
 public enum BenchHarness {
     /// The value after `name` on the command line (`--only NAME`), or nil when `name` is absent;
     /// a flag given without its value stops the program, saying so.
@@ -124,6 +144,7 @@ public enum BenchHarness {
         return sorted[sorted.count / 2]
     }
 
+    /// `duration` in milliseconds, fractions kept.
     public static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
