@@ -75,7 +75,9 @@ let package = Package(
             name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"],
             path: "Tests/depot-migration-probe"),
         // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
-        .target(name: "DepotTestSupport", dependencies: ["Depot"], path: "Tests/DepotTestSupport"),
+        .target(
+            name: "DepotTestSupport", dependencies: ["Depot", "DepotSQL", "DepotTesting"],
+            path: "Tests/DepotTestSupport"),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(

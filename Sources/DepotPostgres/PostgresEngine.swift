@@ -222,7 +222,7 @@ public final class PostgresEngine: SQLEngine {
     /// (`SQLRenderer.postgresSetup(schema:)`).
     public func prepare() async throws {
         if isPrepared.withLock({ $0 }) { return }
-        await prepareLock.lock()
+        try await prepareLock.lock()
         defer { prepareLock.unlock() }
         if isPrepared.withLock({ $0 }) { return }
         let setup = SQLRenderer.postgresSetup(schema: configuration.schema)

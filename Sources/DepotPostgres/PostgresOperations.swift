@@ -85,6 +85,18 @@ public struct PostgresEngineConnection: SQLConnection {
         }
     }
 
+    /// Runs `statement` (`COMMIT`) and reads its command tag: `COMMIT` when the transaction
+    /// committed, `ROLLBACK` when the server had aborted it (an earlier statement failed) and rolled
+    /// it back instead — which PostgreSQL reports without an error.
+    public func commit(_ statement: SQLStatement) async throws -> Bool {
+        try await mapped {
+            let metadata = try await connection.query(
+                PostgresOperations.query(statement), logger: PostgresOperations.logger, { _ in }
+            ).get()
+            return metadata.command == "COMMIT"
+        }
+    }
+
     /// Runs the statements of `sql` one after another (`SQLScript.statements(_:)` splits them).
     public func executeScript(_ sql: String) async throws {
         for statement in SQLScript.statements(sql) {

@@ -70,7 +70,7 @@ extension SQLStore where Engine == PostgresEngine {
         guard let schema = configuration.schema else {
             throw DepotError(.invalidQuery, "dropSchema() needs a configured schema; none is set")
         }
-        try await engine.withWriter { connection in
+        _ = try await engine.withWriter { connection in
             try await connection.execute(SQLRenderer.postgresDropSchema(schema))
         }
         schemaChanged()

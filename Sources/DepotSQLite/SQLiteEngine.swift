@@ -151,6 +151,15 @@ public struct SQLiteConnection: SQLConnection {
         }
     }
 
+    /// Runs `statement` (`COMMIT`): SQLite either commits or throws (a transaction it rolled back
+    /// by itself has nothing to commit, and `COMMIT` fails saying so), so this returns `true`.
+    public func commit(_ statement: SQLStatement) async throws -> Bool {
+        try await run { db in
+            try db.execute(sql: statement.sql)
+            return !db.isInsideTransaction
+        }
+    }
+
     /// Runs every statement of `sql` in turn, as SQLite's parser splits them.
     public func executeScript(_ sql: String) async throws {
         try await run { db in try db.execute(sql: sql) }

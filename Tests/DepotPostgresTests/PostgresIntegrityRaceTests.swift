@@ -3,7 +3,6 @@ import DepotPostgres
 import DepotTestSupport
 import DepotTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Relations enforced by Depot's own reads must hold when two transactions race on PostgreSQL
@@ -33,11 +32,11 @@ struct PostgresIntegrityRaceTests {
     @Test("a country removed while another transaction adds one of its airports takes that airport with it")
     func removalWaitsForTheAddition() async throws {
         try await withTwoStores { first, second in
-            let added = Gate()
+            let added = Signal()
             let adding = Task {
                 try await first.write { tx in
                     try await tx.repository(RelAirport.self).insert(Self.oslo)
-                    added.open()
+                    added.fire()
                     // Still open while the other store removes the country.
                     try await Task.sleep(for: .milliseconds(400))
                 }
@@ -54,11 +53,11 @@ struct PostgresIntegrityRaceTests {
     @Test("an airport added while another transaction removes its country is refused, naming the country")
     func additionWaitsForTheRemoval() async throws {
         try await withTwoStores { first, second in
-            let removed = Gate()
+            let removed = Signal()
             let removing = Task {
                 try await first.write { tx in
                     #expect(try await tx.repository(RelCountry.self).remove("NO"))
-                    removed.open()
+                    removed.fire()
                     try await Task.sleep(for: .milliseconds(400))
                 }
             }
@@ -70,21 +69,6 @@ struct PostgresIntegrityRaceTests {
             #expect(error?.message.contains("names no RelCountry") == true, "\(error?.message ?? "")")
             try await removing.value
             #expect(try await second.repository(RelAirport.self).count() == 0)
-        }
-    }
-}
-
-/// Opens once; waiters resume then (or at once if it is open already).
-private final class Gate: Sendable {
-    private let isOpen = Atomic<Bool>(false)
-
-    func open() { isOpen.store(true, ordering: .sequentiallyConsistent) }
-
-    func wait() async throws {
-        let end = ContinuousClock.now + .seconds(30)
-        while !isOpen.load(ordering: .sequentiallyConsistent) {
-            guard ContinuousClock.now < end else { throw CancellationError() }
-            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }

@@ -82,3 +82,22 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         return text
     }
 }
+
+extension DepotError {
+    /// What a store throws when a task that is inside one of its transactions asks it for
+    /// another: `store.write` (or a repository taken from the store rather than from `tx`) inside
+    /// `store.write { tx in … }`. Transactions run one at a time, so the inner one would wait for
+    /// the outer one to end, forever.
+    ///
+    /// ```swift
+    /// try await store.write { tx in
+    ///     try await store.repository(Airport.self).upsert(oslo)  // throws this error
+    ///     try await tx.repository(Airport.self).upsert(oslo)     // what was meant
+    /// }
+    /// ```
+    public static let transactionInsideTransaction = DepotError(
+        .transaction,
+        "a write through the store was started inside one of its own transactions, where it would wait "
+            + "forever for that transaction to end: inside store.write { tx in … }, write through "
+            + "tx.repository(…), not store.repository(…) or store.write")
+}

@@ -53,8 +53,11 @@ public final class InMemoryStore: Store, MigrationTransactions {
     package func withMigrationSession<T: Sendable>(
         _ body: @Sendable (InMemoryWriter) async throws -> T
     ) async throws -> T {
-        await writeLock.lock()
-        defer { writeLock.unlock() }
+        if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
+        return try await writeLock.withLock { try await runTransaction(body) }
+    }
+
+    private func runTransaction<T: Sendable>(_ body: @Sendable (InMemoryWriter) async throws -> T) async throws -> T {
         let writer = InMemoryWriter(committed.withLock { $0 })
         let result: T
         do {

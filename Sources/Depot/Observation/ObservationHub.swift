@@ -110,7 +110,7 @@ final class ObservationHub: Sendable {
             if let shared = state.shared[query], shared.generation == generation { return shared.task }
             let requeries = requeries
             let task = Task { () throws -> [Row] in
-                await requeries.lock()
+                try await requeries.lock()
                 defer { requeries.unlock() }
                 return try await store.fetch(query) { $0 }
             }

@@ -118,7 +118,10 @@ public struct Transaction: Sendable {
     let writer: any StoreWriter
 
     /// The transaction `writer` belongs to (for stores and migrations).
-    package init(writer: any StoreWriter) { self.writer = writer }
+    package init(writer: any StoreWriter) {
+        // A writer handed on (a migration step's transaction) keeps its queue.
+        self.writer = writer as? SerializedWriter ?? SerializedWriter(writer)
+    }
 
     /// The repository of `entity` inside this transaction; each of its calls is atomic on its own
     /// (a savepoint), and all commit together when the closure returns.

@@ -4,44 +4,96 @@ import Synchronization
 ///
 /// ```swift
 /// let lock = AsyncLock()
-/// await lock.lock()
-/// defer { lock.unlock() }
-/// // one task at a time here
+/// try await lock.withLock {
+///     // one task at a time here
+/// }
 /// ```
+///
+/// A task waiting for the lock stops waiting when it is cancelled (``withLock(_:)`` then throws
+/// `CancellationError`). The lock is not reentrant: a task that already holds it and asks again
+/// would wait for itself forever, so callers check ``isHeldByCurrentTask`` first and either go on
+/// without locking (nested work of the same holder) or refuse with an error that names the
+/// mistake — as stores do for `store.write` called inside their own transaction.
 public final class AsyncLock: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
     private struct State {
         var isLocked = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var nextID: UInt64 = 0
+        var waiters: [Waiter] = []
     }
+
     private let state = Mutex(State())
+
+    /// The locks the current task (or the task that started it) holds, by identity.
+    @TaskLocal private static var held: Set<ObjectIdentifier> = []
 
     /// An unlocked lock.
     public init() {}
 
-    /// Waits until the lock is free, then holds it.
-    public func lock() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let acquired = state.withLock { state in
-                if state.isLocked {
-                    state.waiters.append(continuation)
-                    return false
-                }
-                state.isLocked = true
-                return true
-            }
-            if acquired { continuation.resume() }
+    /// Whether the current task holds this lock: it is running inside ``withLock(_:)`` of this
+    /// lock, or was started as a child task (`async let`, a task group) of a task that is.
+    public var isHeldByCurrentTask: Bool { Self.held.contains(ObjectIdentifier(self)) }
+
+    /// Runs `body` holding the lock, then releases it, also when `body` throws.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while waiting for the lock (it
+    ///   then never holds it); otherwise what `body` throws.
+    public func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        try await lock()
+        defer { unlock() }
+        return try await Self.$held.withValue(Self.held.union([ObjectIdentifier(self)])) {
+            try await body()
         }
     }
 
-    /// Frees the lock, handing it to the next waiter if any.
+    /// Waits until the lock is free and takes it; pair it with ``unlock()``.
+    ///
+    /// Prefer ``withLock(_:)``, which also tells ``isHeldByCurrentTask``.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while it waits.
+    public func lock() async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let acquired = state.withLock { state -> Bool in
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        return false
+                    }
+                    if state.isLocked {
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return false
+                    }
+                    state.isLocked = true
+                    return true
+                }
+                if acquired { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Releases the lock: the longest waiting task takes it next.
     public func unlock() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> Waiter? in
             if state.waiters.isEmpty {
                 state.isLocked = false
                 return nil
             }
             return state.waiters.removeFirst()
         }
-        next?.resume()
+        next?.continuation.resume()
     }
 }

@@ -61,6 +61,13 @@ public protocol SQLConnection: Sendable {
     /// (string literals, quoted identifiers and function bodies keep their semicolons).
     func executeScript(_ sql: String) async throws
 
+    /// Runs `statement`, the renderer's `COMMIT`, and tells whether the transaction committed:
+    /// `false` when the engine answered that it rolled back instead (PostgreSQL answers `ROLLBACK`,
+    /// without an error, to the `COMMIT` of a transaction that an earlier failed statement aborted).
+    ///
+    /// - Throws: ``DepotError`` when the engine refuses the statement.
+    func commit(_ statement: SQLStatement) async throws -> Bool
+
     /// The rows of `statement`, every column read as text (NULL as `nil`): for catalog queries
     /// and migrations, not for entity rows.
     func texts(_ statement: SQLStatement) async throws -> [[String?]]

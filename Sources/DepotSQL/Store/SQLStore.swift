@@ -105,8 +105,12 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     /// ``transaction(_:)`` with the writer's own type, for what runs on the SQL session itself
     /// (migrations).
     func withWriter<T: Sendable>(_ body: @Sendable (SQLWriter<Engine>) async throws -> T) async throws -> T {
-        await writeLock.lock()
-        defer { writeLock.unlock() }
+        if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
+        return try await writeLock.withLock { try await runTransaction(body) }
+    }
+
+    private func runTransaction<T: Sendable>(_ body: @Sendable (SQLWriter<Engine>) async throws -> T) async throws -> T
+    {
         try await engine.prepare()
         let renderer = renderer
         // `body` is not escaping; the connection closure must be. It runs before this returns.
@@ -117,14 +121,23 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                 do {
                     try await self.engine.transactionBegan(on: connection)
                     let result = try await body(writer)
+                    // A call that failed and could not be undone: its error was caught by the body,
+                    // but what it wrote must not commit.
+                    if let broken = writer.books.broken { throw broken }
                     let (touched, created) = writer.end()
-                    try await Self.uncancelled { try await connection.execute(renderer.commit) }
+                    let committed = try await Self.uncancelled { try await connection.commit(renderer.commit) }
+                    guard committed else {
+                        throw DepotError(
+                            .transaction,
+                            "the transaction did not commit: the database had already aborted it (a statement "
+                                + "in it failed), so nothing it wrote was kept")
+                    }
                     return TransactionOutcome(value: result, touched: touched, created: created)
                 } catch {
                     writer.end()
                     // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
                     // with "no transaction", which changes nothing.
-                    try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
+                    _ = try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
                     throw error
                 }
             }
@@ -136,8 +149,9 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Runs `body` even if the calling task is cancelled: beginning, committing and rolling back
     /// must not be skipped halfway.
-    static func uncancelled(_ body: @escaping @Sendable () async throws -> Int) async throws {
-        _ = try await Task.detached { try await body() }.value
+    @discardableResult
+    static func uncancelled<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
+        try await Task.detached { try await body() }.value
     }
 
     /// Announces this store's commits and, while anyone listens, the commits others make to the

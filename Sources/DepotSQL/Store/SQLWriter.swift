@@ -55,8 +55,14 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         let keyPositions = try table.keyPositions(inWrite: rows.columns)
         if table.writeChangesNothing(rows, mode: mode) { return 0 }
         _ = try await ready(table, create: true)
-        let written = try await connection.write(
-            rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
+        // A batch is all or nothing on its own, whoever writes it: several rows may take several
+        // statements (SQLite steps one per row), so a failure at row k must take rows 1…k-1 back.
+        let connection = connection
+        let renderer = renderer
+        let write = { @Sendable in
+            try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
+        }
+        let written = rows.count > 1 ? try await withSavepoint(write) : try await write()
         books.touched(table.name)
         return written
     }
@@ -72,18 +78,35 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 
     package func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         try books.checkActive()
+        return try await withSavepoint { try await body(self) }
+    }
+
+    /// Runs `body` inside a savepoint: what it wrote is undone if it throws, and the transaction
+    /// goes on. A savepoint that cannot be rolled back breaks the transaction (it must not commit).
+    private func withSavepoint<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let (name, mark) = books.savepoint()
         try await connection.execute(renderer.savepoint(name))
         do {
-            let result = try await body(self)
+            let result = try await body()
             try await connection.execute(renderer.releaseSavepoint(name))
             return result
         } catch {
             let connection = connection
             let renderer = renderer
-            try? await SQLStore<Engine>.uncancelled {
-                try await connection.execute(renderer.rollbackToSavepoint(name))
-                return try await connection.execute(renderer.releaseSavepoint(name))
+            do {
+                try await SQLStore<Engine>.uncancelled {
+                    try await connection.execute(renderer.rollbackToSavepoint(name))
+                    return try await connection.execute(renderer.releaseSavepoint(name))
+                }
+            } catch let undoError {
+                // The failed call's writes may still be in the transaction: it must not commit.
+                let broken = DepotError(
+                    .transaction,
+                    "a failed call could not be undone inside its transaction (rolling back to its savepoint "
+                        + "failed), so the whole transaction is rolled back and nothing it wrote is kept",
+                    underlying: undoError)
+                books.breakTransaction(broken)
+                throw broken
             }
             books.rollBack(to: mark)
             throw error

@@ -13,6 +13,8 @@ final class WriterBookkeeping: Sendable {
 
     private struct State {
         var isActive = true
+        /// Why the transaction can no longer commit (a failed call that could not be undone).
+        var broken: DepotError?
         var touched: Set<String> = []
         var created: Set<TableDescription> = []
         var savepoints = 0
@@ -36,8 +38,20 @@ final class WriterBookkeeping: Sendable {
             guard state.isActive else {
                 throw DepotError(.transaction, "the transaction was used after it ended")
             }
+            if let broken = state.broken { throw broken }
         }
     }
+
+    /// Marks the transaction as one that must not commit: every later call, and the commit,
+    /// throw `error`.
+    func breakTransaction(_ error: DepotError) {
+        state.withLock { state in
+            if state.broken == nil { state.broken = error }
+        }
+    }
+
+    /// Why the transaction must not commit, if it must not.
+    var broken: DepotError? { state.withLock { $0.broken } }
 
     func touched(_ table: String) {
         state.withLock { _ = $0.touched.insert(table) }

@@ -1,0 +1,24 @@
+import Synchronization
+
+/// Fires once; waiters resume then (at once if it has fired). Waiting ends with an error after
+/// 60 s, so a test that never fires fails instead of hanging.
+package final class Signal: Sendable {
+    /// An unfired signal.
+    package init() {}
+
+    private let fired = Atomic<Bool>(false)
+
+    /// Fires: every waiter resumes.
+    package func fire() { fired.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Returns once the signal has fired.
+    ///
+    /// - Throws: `CancellationError` after 60 s without a fire, or when the task is cancelled.
+    package func wait() async throws {
+        let end = ContinuousClock.now + .seconds(60)
+        while !fired.load(ordering: .sequentiallyConsistent) {
+            guard ContinuousClock.now < end else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
