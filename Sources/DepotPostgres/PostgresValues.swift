@@ -189,21 +189,30 @@ enum PostgresWire {
 
     /// The exact decimal text of a binary `numeric`: base-10,000 digits with a weight and a
     /// display scale.
-    static func numericText(_ bytes: inout ByteBuffer, column: String) throws -> String {
+    ///
+    /// - Throws: `DepotError` of kind `.decodingFailed` naming `column` for bytes that are not a
+    ///   numeric (too short, a negative digit count or scale, a digit outside 0…9999, an unknown
+    ///   sign) and for infinities.
+    static func numericText(_ bytes: inout ByteBuffer, column: String) throws(DepotError) -> String {
+        func malformed(_ why: String) -> DepotError {
+            DepotError(.decodingFailed, "column \(column): malformed numeric (\(why))", column: column)
+        }
         guard let count = bytes.readInteger(as: Int16.self), let weight = bytes.readInteger(as: Int16.self),
             let sign = bytes.readInteger(as: UInt16.self), let scale = bytes.readInteger(as: Int16.self)
-        else {
-            throw DepotError(.decodingFailed, "column \(column): malformed numeric", column: column)
-        }
+        else { throw malformed("shorter than its header") }
         switch sign {
         case 0xC000: return "NaN"
         case 0xD000, 0xF000:
             throw DepotError(.decodingFailed, "column \(column): infinite numeric has no Decimal", column: column)
-        default: break
+        case 0x0000, 0x4000: break
+        default: throw malformed("sign 0x\(String(sign, radix: 16))")
         }
+        guard count >= 0, scale >= 0 else { throw malformed("\(count) digits, scale \(scale)") }
         var groups: [Int16] = []
         for _ in 0..<Int(count) {
-            groups.append(bytes.readInteger(as: Int16.self) ?? 0)
+            guard let group = bytes.readInteger(as: Int16.self) else { throw malformed("fewer digits than it says") }
+            guard (0...9999).contains(group) else { throw malformed("digit \(group)") }
+            groups.append(group)
         }
         // Integer part: groups 0...weight; fraction: the rest, cut to `scale` digits.
         var integer = ""

@@ -2,6 +2,7 @@ import Depot
 import DepotSQL
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// SQLite as `SQLStore` drives it: a database file in WAL mode behind a GRDB pool of
@@ -54,6 +55,20 @@ public final class SQLiteEngine: SQLEngine {
 
     /// Nothing to prepare: functions are registered as each connection opens.
     public func prepare() async throws {}
+
+    /// How many statements the writer connection holds prepared (its statement cache included).
+    package func preparedStatementCount() async throws -> Int {
+        try await database.writeWithoutTransaction { db in
+            guard let connection = db.sqliteConnection else { return 0 }
+            var count = 0
+            var statement = sqlite3_next_stmt(connection, nil)
+            while statement != nil {
+                count += 1
+                statement = sqlite3_next_stmt(connection, statement)
+            }
+            return count
+        }
+    }
 
     /// Lends a reader of the pool; each call on it runs in its own read of the latest commit.
     public func withReader<T: Sendable>(

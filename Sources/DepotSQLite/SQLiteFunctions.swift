@@ -18,7 +18,7 @@ enum SQLiteFunctions {
         folded.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 if let base = chars.baseAddress {
-                    sqlite3_result_text(context, base, Int32(chars.count), transient)
+                    sqlite3_result_text64(context, base, UInt64(chars.count), transient, UInt8(SQLITE_UTF8))
                 } else {
                     sqlite3_result_text(context, "", 0, transient)
                 }

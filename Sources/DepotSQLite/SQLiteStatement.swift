@@ -42,7 +42,7 @@ struct SQLiteStatementRunner {
         case .blob(let data):
             if data.isEmpty { return sqlite3_bind_zeroblob(statement, index, 0) }
             return data.withUnsafeBytes { bytes in
-                sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+                sqlite3_bind_blob64(statement, index, bytes.baseAddress, UInt64(bytes.count), Self.transient)
             }
         case .uuid(let uuid):
             return withUnsafeBytes(of: uuid.uuid) { bytes in
@@ -58,7 +58,7 @@ struct SQLiteStatementRunner {
                 return sqlite3_bind_text(statement, index, "", 0, Self.transient)
             }
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
-                sqlite3_bind_text(statement, index, chars, Int32(bytes.count), Self.transient)
+                sqlite3_bind_text64(statement, index, chars, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
             }
         }
     }

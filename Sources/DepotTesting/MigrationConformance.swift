@@ -244,6 +244,17 @@ public enum MigrationConformance {
                     PortV2(code: "ENGM", name: "Oslo", elevation: 681, country: "ZZ")
                 ])
         },
+        MigrationCase("two steps with one name are refused by name before anything runs") { open in
+            let store = try await open()
+            let twin = Migration("1 ports", [.addColumn("country", .text, to: "ports", default: .text("ZZ"))])
+            let error = await #expect(throws: DepotError.self) {
+                try await store.migrate(Migrations([createPorts, twin]))
+            }
+            #expect(error?.kind == .migration)
+            #expect(
+                error?.message.contains("two migration steps are named '1 ports'") == true, "\(error?.message ?? "")")
+            #expect(try await store.appliedMigrations().isEmpty)
+        },
         MigrationCase("a database from a newer app (unknown steps in its ledger) is refused, unchanged") { open in
             let store = try await open()
             try await store.migrate(all, to: 3)

@@ -55,7 +55,7 @@ public enum StoreConformance {
     /// observation and relations, each with a name of its own.
     public static var cases: [ConformanceCase] {
         valueCases + writeCases + queryCases + transactionCases + mapperCases + partialCases
-            + observationCases + relationCases
+            + observationCases + relationCases + badInputCases
     }
 }
 

@@ -38,7 +38,8 @@ struct RelationSQLGoldenTests {
             sqlite.select(query).sql
                 == "SELECT \(columns) FROM (SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \"airport\" ORDER BY "
                 + "\"length\" DESC, \"id\") AS depot_rank FROM \"rel_runways\" WHERE \"airport\" IN (?, ?)) AS grouped "
-                + "WHERE depot_rank <= 2 ORDER BY \"length\" DESC, \"id\"")
+                + "WHERE depot_rank <= ? ORDER BY \"length\" DESC, \"id\"")
+        #expect(sqlite.select(query).arguments == [.text("ENGM"), .text("KDEN"), .integer(2)])
     }
 
     @Test("a per-parent limit binds its window's arguments before the filter's, as its SQL reads")
@@ -49,7 +50,8 @@ struct RelationSQLGoldenTests {
             ordering: [Ordering<TestAirport>.nearest(to: point, latitude: \.latitude, longitude: \.longitude).term])
         query.limitPerGroup = GroupLimit(column: "country", limit: 3)
         let statement = sqlite.select(query)
-        #expect(statement.arguments == [.double(60), .double(10), .text("NO"), .double(60), .double(10)])
+        #expect(
+            statement.arguments == [.double(60), .double(10), .text("NO"), .integer(3), .double(60), .double(10)])
         let window = statement.sql.range(of: "ROW_NUMBER()")?.lowerBound
         let filter = statement.sql.range(of: "WHERE \"country\" IN")?.lowerBound
         #expect(window != nil && filter != nil, "\(statement.sql)")

@@ -33,7 +33,7 @@ struct SQLRendererGoldenTests {
                 + "\"value\" double precision, \"station#folded\" text, PRIMARY KEY (\"station\", \"sequence\"))")
     }
 
-    @Test("select with comparisons, AND/OR/NOT, order, limit and offset")
+    @Test("select with comparisons, AND/OR/NOT, order, and a bound limit and offset")
     func selectWithEverything() {
         let high: Filter<TestAirport> = \.elevation > 500
         let coded: Filter<TestAirport> = !(\.iata == nil)
@@ -42,21 +42,23 @@ struct SQLRendererGoldenTests {
         #expect(
             statement.sql
                 == "SELECT \(columns) FROM \"airports\" WHERE (\"country\" = ?) AND ((\"elevation\" > ?) OR "
-                + "(NOT (\"iata\" IS NULL))) ORDER BY \"elevation\" DESC, \"icao\" LIMIT 20 OFFSET 40")
-        #expect(statement.arguments == [.text("NO"), .double(500)])
+                + "(NOT (\"iata\" IS NULL))) ORDER BY \"elevation\" DESC, \"icao\" LIMIT ? OFFSET ?")
+        #expect(statement.arguments == [.text("NO"), .double(500), .integer(20), .integer(40)])
         let norwegian: Filter<TestAirport> = \.country == "NO"
         let pg = postgres.select(query(norwegian && high, [.descending(\.elevation)], limit: 20, offset: 40))
         #expect(
             pg.sql
                 == "SELECT \(columns) FROM \"airports\" WHERE (\"country\" COLLATE \"C\" = $1) AND (\"elevation\" > $2) "
-                + "ORDER BY \"elevation\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST LIMIT 20 OFFSET 40")
+                + "ORDER BY \"elevation\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST LIMIT $3 OFFSET $4")
+        #expect(pg.arguments == [.text("NO"), .double(500), .integer(20), .integer(40)])
     }
 
     @Test("no predicate selects everything in key order; offset alone")
     func selectAll() {
         #expect(sqlite.select(query()).sql == "SELECT \(columns) FROM \"airports\" ORDER BY \"icao\"")
-        #expect(sqlite.select(query(offset: 5)).sql.hasSuffix("ORDER BY \"icao\" LIMIT -1 OFFSET 5"))
-        #expect(postgres.select(query(offset: 5)).sql.hasSuffix("OFFSET 5"))
+        #expect(sqlite.select(query(offset: 5)).sql.hasSuffix("ORDER BY \"icao\" LIMIT -1 OFFSET ?"))
+        #expect(sqlite.select(query(offset: 5)).arguments == [.integer(5)])
+        #expect(postgres.select(query(offset: 5)).sql.hasSuffix("COLLATE \"C\" ASC NULLS FIRST OFFSET $1"))
     }
 
     @Test("IN lists bind each value; an empty list is false")
@@ -104,8 +106,8 @@ struct SQLRendererGoldenTests {
                 nil,
                 [.nearest(to: Coordinate(latitude: 60, longitude: 11), latitude: \.latitude, longitude: \.longitude)],
                 limit: 5))
-        #expect(statement.sql.hasSuffix("ORDER BY depot_distance(?, ?, \"lat\", \"lon\") NULLS LAST, \"icao\" LIMIT 5"))
-        #expect(statement.arguments == [.double(60), .double(11)])
+        #expect(statement.sql.hasSuffix("ORDER BY depot_distance(?, ?, \"lat\", \"lon\") NULLS LAST, \"icao\" LIMIT ?"))
+        #expect(statement.arguments == [.double(60), .double(11), .integer(5)])
     }
 
     @Test("decimal columns compare through the exact-decimal collation on SQLite")
@@ -120,7 +122,8 @@ struct SQLRendererGoldenTests {
         let plain = sqlite.count(query(\.country == "NO"))
         #expect(plain.sql == "SELECT COUNT(*) FROM \"airports\" WHERE \"country\" = ?")
         let limited = sqlite.count(query(nil, limit: 3))
-        #expect(limited.sql == "SELECT COUNT(*) FROM (SELECT 1 FROM \"airports\" LIMIT 3) AS counted")
+        #expect(limited.sql == "SELECT COUNT(*) FROM (SELECT 1 FROM \"airports\" LIMIT ?) AS counted")
+        #expect(limited.arguments == [.integer(3)])
     }
 
     @Test("insert, upsert and delete statements")

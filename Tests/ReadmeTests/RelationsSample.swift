@@ -30,7 +30,7 @@ func relationsTour(store: some Store) async throws -> (
     let europe = try await store.repository(Country.self).fetch(
         where: \.continent == "EU", orderBy: [.ascending(\.name)],
         including: [Country.airports.filter(\.elevation > 1000).sorted(by: .descending(\.elevation)).limit(3)])
-    for country in europe { print(country.name, country[Country.airports].map(\.name)) }
+    for country in europe { print(country.name, try country[Country.airports].map(\.name)) }
 
     // Predicates across relations run in the store (uncorrelated IN subqueries).
     let inEurope = try await airports.fetch(where: Airport.country.matches(\.continent == "EU"))

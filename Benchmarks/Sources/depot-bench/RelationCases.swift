@@ -48,7 +48,7 @@ enum RelationCases {
             subjectPrepare: seed, openSubject: { try SQLiteStore(path: $0).repository(BenchParent.self) },
             subject: { repository in
                 let loaded = try await repository.fetch(including: [BenchParent.children])
-                loadedCount = loaded.reduce(0) { $0 + $1[BenchParent.children].count }
+                loadedCount = try loaded.reduce(0) { try $0 + $1[BenchParent.children].count }
             },
             // The same tables and rows, written by Depot: only the reads are compared.
             baselinePrepare: seed, openBaseline: RawDatabase.init(path:),

@@ -153,7 +153,7 @@ struct InMemoryDatabase: Sendable {
         var table = try table(for: description) ?? Table(description: description)
         var written = 0
         let shape = table.description
-        let keyPositions = try shape.keyPositions(inWrite: batch.columns)
+        let keyPositions = try shape.keyPositions(inWrite: batch)
         let positions = try batch.columns.map { try shape.requireColumn($0) }
         for rowIndex in 0..<batch.count {
             let values = batch.row(rowIndex)
@@ -216,6 +216,7 @@ struct InMemoryDatabase: Sendable {
     }
 
     mutating func delete(from description: TableDescription, where predicate: PredicateNode?) throws -> Int {
+        try predicate?.validate(against: description)
         guard var table = try table(for: description) else { return 0 }
         let before = table.rows.count
         if let predicate {
@@ -273,7 +274,7 @@ package final class InMemoryWriter: StoreWriter {
     package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try withActive { state in
             if table.writeChangesNothing(rows, mode: mode) {
-                _ = try table.keyPositions(inWrite: rows.columns)  // still refuse a malformed batch
+                _ = try table.keyPositions(inWrite: rows)  // still refuse a malformed batch
                 return 0
             }
             var database = state.database

@@ -176,7 +176,7 @@ package struct QueryEvaluator: Sendable {
             }
         }
         let start = min(query.offset ?? 0, matched.count)
-        let end = query.limit.map { min(start + $0, matched.count) } ?? matched.count
+        let end = query.limit.map { start + min($0, matched.count - start) } ?? matched.count
         return Array(matched[start..<end])
     }
 }

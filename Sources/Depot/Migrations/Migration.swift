@@ -93,10 +93,19 @@ public struct Migrations: Sendable {
 
     /// The history made of `steps`, oldest first.
     ///
-    /// - Precondition: step names are unique.
+    /// Step names must be unique: migrating with two steps of one name fails with `DepotError`
+    /// of kind `.migration`, naming it, before anything runs.
     public init(_ steps: [Migration]) {
-        precondition(Set(steps.map(\.name)).count == steps.count, "Migrations: step names must be unique")
         self.steps = steps
+    }
+
+    /// Throws unless every step's name is unique.
+    func checkNames() throws(DepotError) {
+        var seen: Set<String> = []
+        for step in steps where !seen.insert(step.name).inserted {
+            throw DepotError(
+                .migration, "two migration steps are named '\(step.name)': every step needs a name of its own")
+        }
     }
 
     /// The version a database reaches with every step applied.

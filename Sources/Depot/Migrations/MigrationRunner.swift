@@ -29,6 +29,7 @@ package enum MigrationRunner {
         _ migrations: Migrations, to target: Int?, on store: some MigrationTransactions,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
+        try migrations.checkNames()
         let target = target ?? migrations.latestVersion
         guard (0...migrations.latestVersion).contains(target) else {
             throw DepotError(
@@ -123,6 +124,7 @@ package enum MigrationRunner {
 
     /// Throws unless `rows` are the first steps of `migrations`, unchanged.
     package static func check(_ rows: [AppliedMigration], against migrations: Migrations) throws {
+        try migrations.checkNames()
         for (index, row) in rows.enumerated() {
             guard row.version == index + 1 else {
                 throw DepotError(

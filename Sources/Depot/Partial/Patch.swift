@@ -43,7 +43,10 @@ public struct Patch<Root: Entity>: Sendable {
 
     private func assigning(_ keyPath: AnyKeyPath, _ value: StoredValue) -> Patch {
         var copy = self
-        let index = Root.schema.columnIndex(keyPath)
+        guard let index = Root.schema.columnIndex(keyPath) else {
+            copy.problems.append(Root.schema.notAColumn(keyPath).message)
+            return copy
+        }
         copy.assignments.removeAll { $0.column == index }
         copy.assignments.append((index, value))
         return copy
@@ -55,7 +58,8 @@ public struct Patch<Root: Entity>: Sendable {
     /// let patch = Patch<Airport>(key: "ENGM").set(\.elevation, 208)
     /// ```
     ///
-    /// A key path that is not a column of the schema stops the program.
+    /// A key path that is not a column of the schema fails the patch when it is applied
+    /// (`DepotError` of kind `.invalidQuery`, naming it).
     public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
         assigning(keyPath, value.storedValue)
     }
@@ -79,7 +83,8 @@ public struct Patch<Root: Entity>: Sendable {
             return assigning(keyPath, value.storedValue)
         case .null:
             var copy = self
-            copy.problems.append("null for non-optional column \(Root.schema.columnName(keyPath))")
+            let column = Root.schema.columnIndex(keyPath).map { Root.schema.columns[$0].name } ?? "\(keyPath)"
+            copy.problems.append("null for non-optional column \(column)")
             return copy
         }
     }

@@ -28,7 +28,7 @@ public struct Filter<Root: Entity>: Sendable {
     /// Matches no row.
     public static var nothing: Filter { Filter(.constant(false)) }
 
-    static func column(_ keyPath: AnyKeyPath) -> String { Root.schema.columnName(keyPath) }
+    static func column(_ keyPath: AnyKeyPath) -> String { Root.schema.referenceName(keyPath) }
 
     /// Rows whose column holds one of `values` (`IN`). An empty collection matches nothing.
     ///
@@ -138,13 +138,13 @@ extension Optional: StorableTextValue where Wrapped: StorableTextValue {}
 private func compare<Root: Entity, Value: StorableValue>(
     _ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: StoredValue
 ) -> Filter<Root> {
-    Filter(.compare(column: Root.schema.columnName(keyPath), op, value))
+    Filter(.compare(column: Root.schema.referenceName(keyPath), op, value))
 }
 
 /// Rows whose column equals `value`. Comparing with a nil optional tests `IS NULL`.
 public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     let stored = rhs.storedValue
-    if stored.isNull { return Filter(.isNull(column: Root.schema.columnName(lhs))) }
+    if stored.isNull { return Filter(.isNull(column: Root.schema.referenceName(lhs))) }
     return compare(lhs, .equal, stored)
 }
 
@@ -152,7 +152,7 @@ public func == <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, r
 /// Comparing with a nil optional tests `IS NOT NULL`.
 public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
     let stored = rhs.storedValue
-    if stored.isNull { return Filter(.isNotNull(column: Root.schema.columnName(lhs))) }
+    if stored.isNull { return Filter(.isNotNull(column: Root.schema.referenceName(lhs))) }
     return compare(lhs, .notEqual, stored)
 }
 
@@ -170,14 +170,14 @@ public func != <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, 
 public func == <Root: Entity, Value: StorableValue>(
     lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
 ) -> Filter<Root> {
-    Filter(.isNull(column: Root.schema.columnName(lhs)))
+    Filter(.isNull(column: Root.schema.referenceName(lhs)))
 }
 
 /// Rows whose optional column is not NULL.
 public func != <Root: Entity, Value: StorableValue>(
     lhs: KeyPath<Root, Value?>, rhs: _OptionalNilComparisonType
 ) -> Filter<Root> {
-    Filter(.isNotNull(column: Root.schema.columnName(lhs)))
+    Filter(.isNotNull(column: Root.schema.referenceName(lhs)))
 }
 
 /// Rows whose column is less than `rhs`.

@@ -26,12 +26,12 @@ public struct Ordering<Root: Entity>: Sendable {
 
     /// Smallest first; NULL first.
     public static func ascending(_ keyPath: KeyPath<Root, some StorableValue>) -> Ordering {
-        Ordering(.column(Root.schema.columnName(keyPath), descending: false))
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: false))
     }
 
     /// Largest first; NULL last.
     public static func descending(_ keyPath: KeyPath<Root, some StorableValue>) -> Ordering {
-        Ordering(.column(Root.schema.columnName(keyPath), descending: true))
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: true))
     }
 
     /// Nearest to `point` first, by great-circle (haversine) distance over two columns holding
@@ -41,8 +41,8 @@ public struct Ordering<Root: Entity>: Sendable {
     ) -> Ordering {
         Ordering(
             .distance(
-                latitudeColumn: Root.schema.columnName(latitude),
-                longitudeColumn: Root.schema.columnName(longitude), from: point))
+                latitudeColumn: Root.schema.referenceName(latitude),
+                longitudeColumn: Root.schema.referenceName(longitude), from: point))
     }
 }
 

@@ -103,6 +103,16 @@ public indirect enum PredicateNode: Sendable, Hashable {
         }
     }
 
+    /// Checks every column the predicate names against `table`, and its subqueries' against
+    /// theirs: what a store does before it runs a read or a removal.
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` naming the first column that is not there
+    ///   (or the key path that is not a column).
+    public func validate(against table: TableDescription) throws {
+        for name in columns { _ = try table.requireColumn(name) }
+        try validateSubqueries()
+    }
+
     /// Checks the columns of every subquery against its table.
     func validateSubqueries() throws {
         for subquery in subqueries {

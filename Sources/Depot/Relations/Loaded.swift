@@ -14,26 +14,38 @@ public struct Loaded<Root: Entity>: Sendable {
 
     /// The included rows of a to-many relation.
     ///
-    /// Reading a relation the fetch did not include is a programming error.
+    /// ```swift
+    /// let norway = try await countries.fetch(where: \.code == "NO", including: [Country.airports])
+    /// let airports = try norway[0][Country.airports]
+    /// ```
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` when the fetch did not include `relation`.
     public subscript<Target>(_ relation: ToMany<Root, Target>) -> [Loaded<Target>] {
-        value(of: relation.descriptor, as: [Loaded<Target>].self)
+        get throws(DepotError) { try value(of: relation.descriptor, as: [Loaded<Target>].self) }
     }
 
     /// The included rows of a many-to-many relation.
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` when the fetch did not include `relation`.
     public subscript<Target>(_ relation: ManyToMany<Root, Target>) -> [Loaded<Target>] {
-        value(of: relation.descriptor, as: [Loaded<Target>].self)
+        get throws(DepotError) { try value(of: relation.descriptor, as: [Loaded<Target>].self) }
     }
 
     /// The included row of a to-one relation: `nil` when the key is NULL (or the row is
     /// filtered out by the include).
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` when the fetch did not include `relation`.
     public subscript<Target>(_ relation: ToOne<Root, Target>) -> Loaded<Target>? {
-        value(of: relation.descriptor, as: Loaded<Target>?.self)
+        get throws(DepotError) { try value(of: relation.descriptor, as: Loaded<Target>?.self) }
     }
 
-    private func value<T>(of relation: RelationDescriptor, as type: T.Type) -> T {
+    private func value<T>(of relation: RelationDescriptor, as type: T.Type) throws(DepotError) -> T {
         // Looked up first: a missing entry would otherwise cast to `T` when `T` is an optional.
         guard let stored = related[relation.key], let value = stored as? T else {
-            preconditionFailure("\(relation.name) was not included in the fetch of \(Root.self): add it to including:")
+            throw DepotError(
+                .invalidQuery,
+                "\(relation.name) was not included in the fetch of \(Root.self): add it to including:",
+                table: Root.schema.tableName)
         }
         return value
     }

@@ -4,11 +4,11 @@ extension Repository {
     /// ```swift
     /// let airports = try await store.repository(Airport.self).fetch(
     ///     where: \.kind == "large_airport", including: [Airport.country])
-    /// airports[0][Airport.country]?.name  // "Norway"
+    /// try airports[0][Airport.country]?.name  // "Norway"
     /// ```
     /// The parents are one query; each included relation one more, at every nesting level.
-    /// Reading a relation that was not included (`airports[0][Airport.runways]` here) stops the
-    /// program.
+    /// Reading a relation that was not included (`airports[0][Airport.runways]` here) throws
+    /// `DepotError` of kind `.invalidQuery`, naming it.
     ///
     /// - Throws: ``DepotError`` of kind `.invalidSchema` when the relations of `Root` or of an
     ///   included entity are declared wrongly, `.invalidQuery` when one relation is included twice

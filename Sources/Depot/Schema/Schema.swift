@@ -134,21 +134,47 @@ public struct Schema<Root>: Sendable {
         }
     }
 
+    /// The index in ``columns`` of the column for `keyPath`, or `nil` when it is not a column.
+    func columnIndex(_ keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[KeyPathBox(keyPath)] }
+
     /// The index in ``columns`` of the column for `keyPath`.
     ///
-    /// A key path that is not a column is a programming error, caught where the query is built.
-    func columnIndex(_ keyPath: AnyKeyPath) -> Int {
-        guard let index = columnIndexByKeyPath[KeyPathBox(keyPath)] else {
-            preconditionFailure(
-                "\(keyPath) is not a column of \(Root.self) (table '\(tableName)'): add Column(\(keyPath), \"…\") to its schema"
-            )
-        }
+    /// - Throws: `DepotError` of kind `.invalidQuery` when `keyPath` is not a column (a computed
+    ///   property, a property of a nested value such as `\.coordinate.latitude`).
+    func requireColumn(_ keyPath: AnyKeyPath) throws(DepotError) -> Int {
+        guard let index = columnIndex(keyPath) else { throw notAColumn(keyPath) }
         return index
     }
 
+    /// The error for a key path that is not a column of this schema.
+    func notAColumn(_ keyPath: AnyKeyPath) -> DepotError {
+        DepotError(
+            .invalidQuery,
+            "\(keyPath) is not a column of \(table.entityName) (table '\(tableName)'): only key paths named by "
+                + "the schema's Column(…) entries can be filtered, ordered or assigned",
+            table: tableName)
+    }
+
     /// The column name for `keyPath`.
-    public func columnName(_ keyPath: AnyKeyPath) -> String {
-        columns[columnIndex(keyPath)].name
+    ///
+    /// ```swift
+    /// try Airport.schema.columnName(\.latitude)  // "lat"
+    /// ```
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` when `keyPath` is not a column.
+    public func columnName(_ keyPath: AnyKeyPath) throws(DepotError) -> String {
+        columns[try requireColumn(keyPath)].name
+    }
+
+    /// The name a filter or an ordering refers to `keyPath` by: the column's name, or, for a key
+    /// path that is not a column, a name no column can have that makes the query fail with
+    /// ``notAColumn(_:)`` when a store validates it (filters are built by operators, which cannot
+    /// throw).
+    func referenceName(_ keyPath: AnyKeyPath) -> String {
+        guard let index = columnIndex(keyPath) else {
+            return TableDescription.notAColumnMarker + notAColumn(keyPath).message
+        }
+        return columns[index].name
     }
 
     // MARK: - Layout
@@ -208,7 +234,7 @@ public struct Row<Root> {
     /// The value of the column for `keyPath`, converted to its Swift type.
     public subscript<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>) -> Value {
         get throws {
-            let index = schema.columnIndex(keyPath)
+            let index = try schema.requireColumn(keyPath)
             do {
                 return try Value(storedValue: values[index])
             } catch {

@@ -57,11 +57,18 @@ public struct TableDescription: Sendable, Hashable {
         columns.firstIndex { $0.name == name }
     }
 
+    /// How a filter or ordering names a key path that is not a column: this prefix, then the
+    /// error's message. No column can have this name, so validating the query throws it.
+    static let notAColumnMarker = "\u{0}not a column\u{0}"
+
     /// The index of the column named `name`.
     ///
     /// - Throws: ``DepotError`` of kind `.invalidQuery` naming the entity, the table and the column.
     public func requireColumn(_ name: String) throws(DepotError) -> Int {
         guard let index = columnIndex(name) else {
+            if name.hasPrefix(Self.notAColumnMarker) {
+                throw DepotError(.invalidQuery, String(name.dropFirst(Self.notAColumnMarker.count)), table: self.name)
+            }
             throw DepotError(
                 .invalidQuery, "\(entityName) (table '\(self.name)') has no column '\(name)'", table: self.name,
                 column: name)
@@ -69,14 +76,29 @@ public struct TableDescription: Sendable, Hashable {
         return index
     }
 
-    /// Checks the columns of a write — each one known, every primary-key column present — and
-    /// returns the positions of the key columns in `columns`, in key order. Every store's writer
-    /// calls this before writing, so a batch without its key fails the same way everywhere.
+    /// Checks the shape of a write — whole rows, each column known and named once, every
+    /// primary-key column present — and returns the positions of the key columns in the batch's
+    /// columns, in key order. Every store's writer calls this before writing, so a malformed
+    /// batch fails the same way everywhere, before anything is written.
     ///
-    /// - Throws: ``DepotError`` of kind `.invalidQuery` for an unknown column, `.missingColumns`
-    ///   for a missing key column.
-    public func keyPositions(inWrite columns: [String]) throws(DepotError) -> [Int] {
-        for column in columns { _ = try requireColumn(column) }
+    /// - Throws: ``DepotError`` of kind `.invalidQuery` for values that do not fill whole rows, an
+    ///   unknown column or one named twice; `.missingColumns` for a missing key column.
+    public func keyPositions(inWrite rows: RowBatch) throws(DepotError) -> [Int] {
+        let columns = rows.columns
+        guard columns.isEmpty ? rows.values.isEmpty : rows.values.count % columns.count == 0 else {
+            throw DepotError(
+                .invalidQuery,
+                "a write to \(name) has \(rows.values.count) values, which do not fill rows of \(columns.count) "
+                    + "columns", table: name)
+        }
+        var seen: Set<String> = []
+        for column in columns {
+            _ = try requireColumn(column)
+            guard seen.insert(column).inserted else {
+                throw DepotError(
+                    .invalidQuery, "a write to \(name) names column '\(column)' twice", table: name, column: column)
+            }
+        }
         return try primaryKey.map { key throws(DepotError) -> Int in
             guard let position = columns.firstIndex(of: key) else {
                 throw DepotError(

@@ -15,12 +15,10 @@ public struct RowBatch: Sendable {
 
     /// A batch of `values.count / columns.count` rows.
     ///
-    /// - Precondition: `values` fills whole rows: its count is a multiple of `columns.count`
-    ///   (and is 0 when there are no columns). Anything else stops the program.
+    /// `values` should fill whole rows (a multiple of `columns.count`, none without columns):
+    /// a store refuses a batch that does not with `DepotError` of kind `.invalidQuery`, before it
+    /// writes anything; ``count`` counts whole rows only.
     public init(columns: [String], values: [StoredValue]) {
-        precondition(
-            columns.isEmpty ? values.isEmpty : values.count % columns.count == 0,
-            "RowBatch: \(values.count) values do not fill rows of \(columns.count) columns")
         self.columns = columns
         self.values = values
     }

@@ -39,13 +39,13 @@ public struct RetryPolicy: Sendable {
     ///   - maximumDelay: The longest wait, whatever the backoff or a `Retry-After` field says.
     ///   - jitter: The random fraction of each backoff, from 0 (none) to 1.
     ///
-    /// A `maximumAttempts` below 1 or a `jitter` outside `0...1` is a programming error: it traps.
+    /// Values out of range are taken at the nearest valid one, here and when the properties are
+    /// set later: `maximumAttempts` below 1 as 1, a negative delay as zero, a `jitter` outside
+    /// `0...1` (or NaN) as the nearest bound (NaN as 0).
     public init(
         maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
         jitter: Double = 0.5
     ) {
-        precondition(maximumAttempts >= 1, "RetryPolicy.maximumAttempts must be at least 1")
-        precondition((0...1).contains(jitter), "RetryPolicy.jitter must be between 0 and 1")
         self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
@@ -71,11 +71,19 @@ public struct RetryPolicy: Sendable {
         if honorsRetryAfter, let value = response?.headers["Retry-After"],
             let retryAfter = Self.parseRetryAfter(value, now: now)
         {
-            return min(retryAfter, maximumDelay)
+            return max(min(retryAfter, maximumDelay), .zero)
         }
-        let exponent = Double(min(attempt - 1, 30))
-        let backoff = min(baseDelay * pow(2, exponent), maximumDelay)
+        let limit = max(maximumDelay, .zero)
+        let base = max(baseDelay, .zero)
+        let factor = pow(2, Double(min(max(attempt - 1, 0), 30)))
+        // Compared in seconds first: a huge base delay doubled 30 times must not overflow `Duration`.
+        let backoff = Self.seconds(base) * factor >= Self.seconds(limit) ? limit : base * factor
+        let jitter = jitter.isNaN ? 0 : min(max(jitter, 0), 1)
         return backoff * (1 - jitter * Double.random(in: 0..<1))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     /// `Retry-After` as delta-seconds (`120`) or an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).

@@ -57,13 +57,13 @@ public struct SQLRenderer: Sendable {
             source =
                 "(SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \(quote(group.column)) ORDER BY \(order)) "
                 + "AS depot_rank FROM \(source)\(filter)) AS grouped"
-            filter = " WHERE depot_rank <= \(group.limit)"
+            filter = " WHERE depot_rank <= " + builder.add(.integer(Int64(group.limit)))
         }
         var sql = "SELECT \(columns) FROM \(source)\(filter)"
         if !query.ordering.isEmpty {
             sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
         }
-        sql += limitClause(limit: query.limit, offset: query.offset)
+        sql += limitClause(limit: query.limit, offset: query.offset, &builder)
         // SQLite runs one writer at a time: nothing to lock.
         if dialect == .postgres, let lock = query.lock, query.limitPerGroup == nil {
             sql += lock == .removed ? " FOR UPDATE" : " FOR KEY SHARE"
@@ -88,18 +88,21 @@ public struct SQLRenderer: Sendable {
         }
         let inner =
             "SELECT 1 FROM \(quote(query.table.name))" + filter
-            + limitClause(limit: query.limit, offset: query.offset)
+            + limitClause(limit: query.limit, offset: query.offset, &builder)
         return SQLStatement(sql: "SELECT COUNT(*) FROM (\(inner)) AS counted", arguments: builder.values)
     }
 
-    private func limitClause(limit: Int?, offset: Int?) -> String {
-        // Both are validated non-negative integers, safe to inline.
+    /// `LIMIT` and `OFFSET`, bound rather than written into the text: a statement per distinct
+    /// page would fill the engines' statement caches (one entry per value an API client sends).
+    private func limitClause(limit: Int?, offset: Int?, _ builder: inout ArgumentList) -> String {
         switch (limit, offset, dialect) {
         case (nil, nil, _), (nil, 0?, _): return ""
-        case (let limit?, nil, _), (let limit?, 0?, _): return " LIMIT \(limit)"
-        case (let limit?, let offset?, _): return " LIMIT \(limit) OFFSET \(offset)"
-        case (nil, let offset?, .sqlite): return " LIMIT -1 OFFSET \(offset)"
-        case (nil, let offset?, .postgres): return " OFFSET \(offset)"
+        case (let limit?, nil, _), (let limit?, 0?, _): return " LIMIT " + builder.add(.integer(Int64(limit)))
+        case (let limit?, let offset?, _):
+            let limit = builder.add(.integer(Int64(limit)))
+            return " LIMIT \(limit) OFFSET " + builder.add(.integer(Int64(offset)))
+        case (nil, let offset?, .sqlite): return " LIMIT -1 OFFSET " + builder.add(.integer(Int64(offset)))
+        case (nil, let offset?, .postgres): return " OFFSET " + builder.add(.integer(Int64(offset)))
         }
     }
 

@@ -65,7 +65,7 @@ public protocol SQLConnection: Sendable {
     /// `false` when the engine answered that it rolled back instead (PostgreSQL answers `ROLLBACK`,
     /// without an error, to the `COMMIT` of a transaction that an earlier failed statement aborted).
     ///
-    /// - Throws: ``DepotError`` when the engine refuses the statement.
+    /// - Throws: `DepotError` when the engine refuses the statement.
     func commit(_ statement: SQLStatement) async throws -> Bool
 
     /// The rows of `statement`, every column read as text (NULL as `nil`): for catalog queries

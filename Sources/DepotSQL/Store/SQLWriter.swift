@@ -52,7 +52,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 
     package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try books.checkActive()
-        let keyPositions = try table.keyPositions(inWrite: rows.columns)
+        let keyPositions = try table.keyPositions(inWrite: rows)
         if table.writeChangesNothing(rows, mode: mode) { return 0 }
         _ = try await ready(table, create: true)
         // A batch is all or nothing on its own, whoever writes it: several rows may take several
@@ -69,6 +69,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 
     package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try books.checkActive()
+        try predicate?.validate(against: table)
         guard try await ready(table, create: false) else { return 0 }
         let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
         let removed = try await connection.execute(renderer.delete(from: table, where: resolved))

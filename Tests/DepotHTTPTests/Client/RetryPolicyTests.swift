@@ -20,6 +20,20 @@ struct RetryPolicyTests {
         #expect(exact.delay(afterAttempt: 3, response: nil) == .milliseconds(40))
     }
 
+    @Test("Values out of range are taken at the nearest valid one, never trapping")
+    func outOfRangeValues() {
+        let wild = RetryPolicy(
+            maximumAttempts: -3, baseDelay: .seconds(-5), maximumDelay: .seconds(-1), jitter: .nan)
+        #expect(wild.delay(afterAttempt: 0, response: nil) == .zero)
+        #expect(wild.delay(afterAttempt: -7, response: nil) == .zero)
+        var huge = RetryPolicy(baseDelay: .seconds(Int64.max / 2), maximumDelay: .seconds(Int64.max), jitter: 7)
+        #expect(huge.delay(afterAttempt: Int.max, response: nil) >= .zero)
+        huge.jitter = -1
+        #expect(huge.delay(afterAttempt: 40, response: nil) >= .seconds(Int64.max / 2))
+        let none = RetryPolicy(maximumAttempts: 0)
+        #expect(none.delay(afterAttempt: 1, response: nil) <= .milliseconds(200))
+    }
+
     @Test("Retry-After as seconds or as an HTTP date replaces the backoff, capped at the maximum")
     func retryAfter() {
         let policy = RetryPolicy(maximumDelay: .seconds(60))
