@@ -63,6 +63,36 @@ extension StoreConformance {
             }
             #expect(try await store.repository(Reading.self).count() == 0)
         },
+        ConformanceCase("a JSON value whose encode(to:) throws fails the write with .encodingFailed, writing nothing") {
+            (store: any Store) async throws in
+            let gadgets = store.repository(Gadget.self)
+            let good = Gadget(id: 1, settings: Settings(level: 3), extra: nil)
+            let bad = Gadget(id: 2, settings: Settings(level: -1), extra: nil)
+            let insert = await #expect(throws: DepotError.self) { try await gadgets.insert([good, bad]) }
+            #expect(insert?.kind == .encodingFailed)
+            #expect(
+                insert?.message.contains("column settings of conformance_gadgets row 2") == true,
+                "\(insert?.message ?? "")")
+            #expect(insert?.message.contains("negative level -1") == true, "\(insert?.message ?? "")")
+            #expect(try await gadgets.count() == 0, "the failing batch wrote nothing")
+            // An optional JSON column, through upsert.
+            let optional = await #expect(throws: DepotError.self) {
+                try await gadgets.upsert(Gadget(id: 3, settings: Settings(level: 1), extra: Settings(level: -2)))
+            }
+            #expect(optional?.message.contains("column extra of conformance_gadgets row 3") == true)
+            // A patch assigning such a value.
+            try await gadgets.insert(good)
+            let patch = await #expect(throws: DepotError.self) {
+                try await gadgets.apply([Patch<Gadget>(key: 1).set(\.settings, Settings(level: -5))])
+            }
+            #expect(patch?.kind == .encodingFailed)
+            #expect(
+                patch?.message.contains("column settings cannot be stored as JSON") == true, "\(patch?.message ?? "")")
+            #expect(try await gadgets.fetch() == [good])
+            // A value that encodes as JSON null on purpose is stored as such.
+            try await gadgets.upsert(Gadget(id: 4, settings: Settings(level: 0), extra: nil))
+            #expect(try await gadgets.find(4)?.settings == Settings(level: 0))
+        },
         ConformanceCase("the largest limit with an offset pages like any limit (no overflow)") {
             (store: any Store) async throws in
             let airports = try await store.seededAirports()
@@ -82,4 +112,38 @@ private func expectNotAColumn(_ call: String, _ body: () async throws -> Void) a
     #expect(
         error?.message.contains("is not a column of TestAirport") == true, "\(call): \(error?.message ?? "")")
     #expect(error?.message.contains("\u{0}") == false, "\(call)")
+}
+
+/// An entity with JSON columns whose values may refuse to encode.
+struct Gadget: Entity, Equatable {
+    var id: Int
+    var settings: Settings
+    var extra: Settings?
+
+    static let schema = Schema<Gadget>("conformance_gadgets", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.settings, "settings")
+        Column(\.extra, "extra")
+    }
+}
+
+/// JSON settings: a negative level refuses to encode; level 0 encodes as JSON `null`.
+struct Settings: Equatable, StorableAsJSON {
+    var level: Int
+
+    init(level: Int) { self.level = level }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        level = container.decodeNil() ? 0 : try container.decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if level < 0 {
+            throw EncodingError.invalidValue(
+                level, .init(codingPath: encoder.codingPath, debugDescription: "negative level \(level)"))
+        }
+        var container = encoder.singleValueContainer()
+        if level == 0 { try container.encodeNil() } else { try container.encode(level) }
+    }
 }

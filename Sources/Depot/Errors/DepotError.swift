@@ -27,6 +27,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         public static let constraintViolation = Kind(name: "constraint violation")
         /// A stored value cannot become the Swift type it should decode into.
         public static let decodingFailed = Kind(name: "decoding failed")
+        /// A Swift value cannot become the value it should be stored as (a ``StorableAsJSON``
+        /// type whose own `encode(to:)` throws).
+        public static let encodingFailed = Kind(name: "encoding failed")
         /// A query or argument is invalid (for example a wrong key arity).
         public static let invalidQuery = Kind(name: "invalid query")
         /// A write lacks columns it needs (for example a patch that would create a row).

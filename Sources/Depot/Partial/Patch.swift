@@ -28,6 +28,8 @@ public struct Patch<Root: Entity>: Sendable {
     private(set) var assignments: [(column: Int, value: StoredValue)] = []
     /// Assignments that cannot be made (`null` for a non-optional column), reported on apply.
     private(set) var problems: [String] = []
+    /// Whether a problem is a value that could not be encoded (`.encodingFailed`).
+    private(set) var encodingFailed = false
 
     /// A patch of the row whose single-column primary key is `key`, assigning nothing yet.
     ///
@@ -52,6 +54,24 @@ public struct Patch<Root: Entity>: Sendable {
         return copy
     }
 
+    /// `assigning(_:_:)` with `value`'s stored form; a JSON value whose `encode(to:)` throws
+    /// makes the patch fail when it is applied (`.encodingFailed`, naming the column).
+    private func assigning<Value: StorableValue>(_ keyPath: AnyKeyPath, _ value: Value) -> Patch {
+        let stored = value.storedValue
+        if Value.columnType == .json, stored == .text("null"), let json = value as? any StorableAsJSON {
+            do {
+                _ = try json.jsonText()
+            } catch {
+                var copy = self
+                let column = Root.schema.columnIndex(keyPath).map { Root.schema.columns[$0].name } ?? "\(keyPath)"
+                copy.problems.append("column \(column) cannot be stored as JSON: \(error)")
+                copy.encodingFailed = true
+                return copy
+            }
+        }
+        return assigning(keyPath, stored)
+    }
+
     /// Assigns `value` to the column for `keyPath`, replacing an earlier assignment of it.
     ///
     /// ```swift
@@ -61,7 +81,7 @@ public struct Patch<Root: Entity>: Sendable {
     /// A key path that is not a column of the schema fails the patch when it is applied
     /// (`DepotError` of kind `.invalidQuery`, naming it).
     public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
-        assigning(keyPath, value.storedValue)
+        assigning(keyPath, value)
     }
 
     /// Assigns a field to an optional column: absent assigns nothing, `null` clears it.
@@ -69,7 +89,7 @@ public struct Patch<Root: Entity>: Sendable {
         switch field {
         case .absent: self
         case .null: assigning(keyPath, .null)
-        case .value(let value): assigning(keyPath, value.storedValue)
+        case .value(let value): assigning(keyPath, value)
         }
     }
 
@@ -80,7 +100,7 @@ public struct Patch<Root: Entity>: Sendable {
         case .absent:
             return self
         case .value(let value):
-            return assigning(keyPath, value.storedValue)
+            return assigning(keyPath, value)
         case .null:
             var copy = self
             let column = Root.schema.columnIndex(keyPath).map { Root.schema.columns[$0].name } ?? "\(keyPath)"
@@ -103,6 +123,12 @@ public struct Patch<Root: Entity>: Sendable {
         self.key = schema.key(of: entity)
         let values = schema.values(of: entity)
         self.assignments = values.enumerated().map { ($0.offset, $0.element) }
+        do {
+            try schema.checkEncoded(entity, values: values[...])
+        } catch {
+            problems.append(error.message)
+            encodingFailed = true
+        }
     }
 
     /// This patch with `later`'s assignments applied on top, column by column.
@@ -113,6 +139,7 @@ public struct Patch<Root: Entity>: Sendable {
             copy.assignments.append(assignment)
         }
         copy.problems += later.problems
+        copy.encodingFailed = copy.encodingFailed || later.encodingFailed
         return copy
     }
 }

@@ -79,7 +79,8 @@ extension Repository {
         }
         if let bad = merged.first(where: { !$0.problems.isEmpty }), let problem = bad.problems.first {
             throw DepotError(
-                .invalidQuery, "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem)",
+                bad.encodingFailed ? .encodingFailed : .invalidQuery,
+                "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem)",
                 table: schema.tableName)
         }
         // One batch per set of assigned columns, in first-seen order. Patches built alike assign

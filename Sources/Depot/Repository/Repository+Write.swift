@@ -169,7 +169,15 @@ extension Repository {
         let schema = try checkedSchema()
         var values: [StoredValue] = []
         values.reserveCapacity(entities.underestimatedCount * schema.columns.count)
-        for entity in entities { schema.appendValues(of: entity, to: &values) }
+        if schema.encodingChecks.isEmpty {
+            for entity in entities { schema.appendValues(of: entity, to: &values) }
+        } else {
+            for entity in entities {
+                let start = values.count
+                schema.appendValues(of: entity, to: &values)
+                try schema.checkEncoded(entity, values: values[start...])
+            }
+        }
         var batch = RowBatch(columns: schema.columns.map(\.name), values: values)
         try RowDeduplication.deduplicate(
             &batch, keyIndices: schema.primaryKeyIndices, table: schema.tableName, duplicates)

@@ -28,6 +28,9 @@ public struct Column<Root>: Sendable {
         @Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void
     /// Deinitializes an attribute initialized by `initialize` (used when a later column fails).
     @usableFromInline let deinitialize: @Sendable (UnsafeMutableRawPointer) -> Void
+    /// For a JSON column: encodes the attribute again, throwing what its `encode(to:)` throws
+    /// (its stored value is the text `null` then). Writes call it only for cells holding `null`.
+    @usableFromInline let encodingCheck: (@Sendable (Root) throws -> Void)?
 
     /// A column for the attribute at `keyPath`, named `name` in the table.
     ///
@@ -54,6 +57,14 @@ public struct Column<Root>: Sendable {
         }
         self.deinitialize = { address in
             address.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+        }
+        // An optional JSON value casts to the protocol when it holds one.
+        if Value.columnType == .json {
+            self.encodingCheck = { @Sendable (root: Root) throws -> Void in
+                if let json = root[keyPath: typedKeyPath.keyPath] as? any StorableAsJSON { _ = try json.jsonText() }
+            }
+        } else {
+            self.encodingCheck = nil
         }
     }
 }

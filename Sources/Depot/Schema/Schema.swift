@@ -35,6 +35,8 @@ public struct Schema<Root>: Sendable {
     let getters: [@Sendable (Root) -> StoredValue]
     let initializers: [@Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void]
     let deinitializers: [@Sendable (UnsafeMutableRawPointer) -> Void]
+    /// The JSON columns, with how to encode their attribute again, throwing.
+    let encodingChecks: [(column: Int, check: @Sendable (Root) throws -> Void)]
     let customDecode: (@Sendable (Row<Root>) throws -> Root)?
     /// Whether rows can be rebuilt by initializing each stored property in place.
     let decodesInPlace: Bool
@@ -113,6 +115,9 @@ public struct Schema<Root>: Sendable {
         self.offsets = columns.map { $0.offset ?? 0 }
         self.loaders = columns.map(\.load)
         self.getters = columns.map(\.get)
+        self.encodingChecks = columns.indices.compactMap { index in
+            columns[index].encodingCheck.map { (index, $0) }
+        }
         self.initializers = columns.map(\.initialize)
         self.deinitializers = columns.map(\.deinitialize)
         self.rowDecoder = RowDecoder(
@@ -270,6 +275,23 @@ extension Schema {
             }
         } else {
             for get in getters { values.append(get(entity)) }
+        }
+    }
+
+    /// Throws when a JSON attribute of `entity` could not be encoded (its cell in `values`, the
+    /// entity's row in column order, holds the text `null` then): the error names the entity,
+    /// the column and the row's key.
+    func checkEncoded(_ entity: Root, values: ArraySlice<StoredValue>) throws(DepotError) {
+        for (column, check) in encodingChecks where values[values.startIndex + column] == .text("null") {
+            do {
+                try check(entity)
+            } catch {
+                let name = columns[column].name
+                let key = TableDescription.describeKey(primaryKeyIndices.map { values[values.startIndex + $0] })
+                throw DepotError(
+                    .encodingFailed, "column \(name) of \(tableName) row \(key) cannot be stored as JSON: \(error)",
+                    table: tableName, column: name, underlying: error)
+            }
         }
     }
 

@@ -354,18 +354,30 @@ extension StorableAsJSON {
     /// ``ColumnType/json``.
     public static var columnType: ColumnType { .json }
     /// The value as JSON text with sorted keys; non-finite floats are written as the strings
-    /// `"+Infinity"`, `"-Infinity"` and `"NaN"`. If the type's own `encode(to:)` throws, the text
-    /// `null` is stored.
+    /// `"+Infinity"`, `"-Infinity"` and `"NaN"`.
+    ///
+    /// If the type's own `encode(to:)` throws, this is the text `null`, and writing an entity
+    /// (or a patch) holding the value fails with `DepotError` of kind `.encodingFailed`, naming
+    /// the entity, the column and the row, before anything is written: see ``jsonText()``.
     public var storedValue: StoredValue {
+        guard let text = try? jsonText() else { return .text("null") }
+        return .text(text)
+    }
+
+    /// The value as the JSON text ``storedValue`` holds.
+    ///
+    /// ```swift
+    /// try Runway(length: 3600, surface: "asphalt").jsonText()  // {"length":3600,"surface":"asphalt"}
+    /// ```
+    ///
+    /// - Throws: What the type's own `encode(to:)` throws.
+    public func jsonText() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         // With non-finite floats handled, encoding fails only if the type's own encode(to:) throws.
-        guard let data = try? encoder.encode(self), let text = String(data: data, encoding: .utf8) else {
-            return .text("null")
-        }
-        return .text(text)
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     /// Decodes JSON from text or bytes (non-finite floats as written by ``storedValue``); throws
