@@ -364,7 +364,7 @@ extension StorableAsJSON {
         return .text(text)
     }
 
-    /// The value as the JSON text ``storedValue`` holds.
+    /// The value as the JSON text `storedValue` holds.
     ///
     /// ```swift
     /// try Runway(length: 3600, surface: "asphalt").jsonText()  // {"length":3600,"surface":"asphalt"}
