@@ -25,7 +25,10 @@ public enum AirportsCSV {
     }
 
     /// Parses the whole file; the first bad line throws, so nothing is imported from a bad file.
+    ///
+    /// A UTF-8 byte-order mark at the start (spreadsheet exports write one) is skipped.
     public static func parse(_ text: String, file: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Airport] {
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         let lines = try records(text, file: file)
         guard let first = lines.first else { throw Problem(file: file, line: 1, reason: "the file is empty") }
         guard first.fields == header else {
@@ -63,6 +66,9 @@ public enum AirportsCSV {
         }
         func optional(_ index: Int) -> String? { fields[index].isEmpty ? nil : fields[index] }
         guard !fields[0].isEmpty else { throw Problem(file: file, line: line, reason: "icao is empty") }
+        guard !fields[2].allSatisfy(\.isWhitespace) else {
+            throw Problem(file: file, line: line, reason: "name is empty")
+        }
         guard !fields[5].isEmpty else { throw Problem(file: file, line: line, reason: "country is empty") }
         let latitude = try number(7)
         let longitude = try number(8)

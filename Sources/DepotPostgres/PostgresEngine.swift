@@ -74,11 +74,24 @@ public final class PostgresEngine: SQLEngine {
                 throw DepotError(.connection, "the URL '\(Self.redacted(url))' names no user")
             }
             let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            // `user`, `password` and `path` come percent-decoded once already: decoding them again
+            // would turn a password's literal `%41` into `A`.
             self.init(
-                host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user,
-                password: components.password.map { $0.removingPercentEncoding ?? $0 },
+                host: host, port: components.port ?? 5432, username: user, password: components.password,
                 database: path.isEmpty ? nil : path,
                 schema: components.queryItems?.first { $0.name == "schema" }?.value)
+            if let problem = schemaProblem { throw problem }
+        }
+
+        /// Why ``schema`` cannot be used, if it cannot: Depot names schemas like tables (letters,
+        /// digits and `_`, not starting with a digit, at most 63 bytes: longer names the server
+        /// would cut, so two could become one).
+        var schemaProblem: DepotError? {
+            guard let schema, !TableDescription.isValidIdentifier(schema) else { return nil }
+            return DepotError(
+                .connection,
+                "the schema name '\(schema)' is not a valid identifier (letters, digits, _, not starting with a "
+                    + "digit; at most 63 bytes)")
         }
 
         /// `url` with its password replaced by `***`, for messages and logs.
@@ -163,6 +176,7 @@ public final class PostgresEngine: SQLEngine {
     func withConnection<T: Sendable>(
         retryingClosed: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
+        if let problem = configuration.schemaProblem { throw problem }
         do {
             return try await leased(body)
         } catch let error as DepotError where retryingClosed && error.kind == .connection {

@@ -46,6 +46,9 @@ public final class SQLiteEngine: SQLEngine {
 
     deinit {
         if removesFolderOnDeinit {
+            // Connections first: a pool still open would write its WAL and checkpoint into files
+            // already unlinked.
+            try? database.close()
             try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
         }
     }

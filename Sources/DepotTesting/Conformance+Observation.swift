@@ -5,7 +5,7 @@ import Testing
 
 /// Waits until `condition` holds, polling every 5 ms; false after 20 s (generous: a loaded
 /// 2-core CI machine has stalled the cooperative pool for seconds) or when the task is cancelled.
-func eventually(_ condition: () -> Bool) async -> Bool {
+package func eventually(_ condition: () -> Bool) async -> Bool {
     let end = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < end {
         if condition() { return true }

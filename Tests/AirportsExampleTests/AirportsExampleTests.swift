@@ -56,6 +56,7 @@ struct AirportsExampleTests {
             ("\"00AA\",\"\",\"A\",\"B\",\"C\",\"US\",high,38.7,-101.4,\"tz\",\"\"", "elevation 'high' is not a number"),
             ("\"00AA\",\"\",\"A,\"B\",\"C\",\"US\",1,38.7,-101.4,\"tz\",\"\"", "text after a closing quote"),
             ("\"00AA\",\"\",\"A\",\"B\",\"C\",\"US\",1,98.7,-101.4,\"tz\",\"\"", "lat/lon 98.7,-101.4 is out of range"),
+            ("\"00AA\",\"\",\"  \",\"B\",\"C\",\"US\",1,38.7,-101.4,\"tz\",\"\"", "name is empty"),
         ])
     func malformedLine(line: String, reason: String) async throws {
         let header =
@@ -71,6 +72,15 @@ struct AirportsExampleTests {
         }
         #expect(error?.description == "bad.csv:3: \(reason)")
         #expect(try await store.repository(Airport.self).count() == 0)
+    }
+
+    @Test("a file that starts with a UTF-8 byte-order mark parses like one without")
+    func byteOrderMark() throws {
+        let header =
+            "\"icao\",\"iata\",\"name\",\"city\",\"subd\",\"country\",\"elevation\",\"lat\",\"lon\",\"tz\",\"lid\""
+        let row = "\"00AB\",\"\",\"Good\",\"\",\"\",\"US\",1,1,1,\"\",\"\""
+        let airports = try AirportsCSV.parse("\u{FEFF}" + header + "\n" + row, file: "bom.csv")
+        #expect(airports.map(\.icao) == ["00AB"])
     }
 
     @Test("the demo runs end to end and checks its own partial update")

@@ -35,6 +35,28 @@ struct PostgresConfigurationTests {
         #expect(user?.message.contains("names no user") == true)
     }
 
+    @Test("user and password are percent-decoded once: a literal %41 stays %41")
+    func decodedOnce() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://a%2541:p%2541ss@h/db")
+        #expect(configuration.username == "a%41")
+        #expect(configuration.password == "p%41ss")
+    }
+
+    @Test("a schema name that is not an identifier is refused, in the URL and at the first call")
+    func badSchema() async throws {
+        let inURL = #expect(throws: DepotError.self) {
+            _ = try PostgresStore.Configuration(url: "postgres://u@h/db?schema=my-schema")
+        }
+        #expect(inURL?.kind == .connection)
+        #expect(inURL?.message.contains("schema name 'my-schema' is not a valid identifier") == true)
+        let long = String(repeating: "s", count: 64)
+        let store = PostgresStore(
+            configuration: PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "u", schema: long))
+        let error = await #expect(throws: DepotError.self) { _ = try await store.repository(TestAirport.self).count() }
+        #expect(error?.message.contains("schema name '\(long)'") == true, "\(error?.message ?? "")")
+        await store.close()
+    }
+
     @Test("a server nobody listens on gives a connection error within the connect timeout")
     func unreachable() async throws {
         var configuration = PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "nobody")

@@ -25,6 +25,20 @@ struct SQLiteStoreTests {
         #expect(try await reopened.repository(AllTypes.self).fetchAll() == AllTypes.extremes)
     }
 
+    @Test("a temporary store closes its connections, then removes its folder, when released")
+    func temporaryStoreCleansUp() async throws {
+        var folder = ""
+        do {
+            let store = try SQLiteStore.temporary()
+            folder = (store.path as NSString).deletingLastPathComponent
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            #expect(try await store.repository(TestAirport.self).count() == TestAirport.sample.count)
+            #expect(FileManager.default.fileExists(atPath: store.path + "-wal"))
+        }
+        // Released: nothing is left, not even a WAL recreated by a checkpoint after the removal.
+        #expect(await eventually { !FileManager.default.fileExists(atPath: folder) }, "\(folder)")
+    }
+
     @Test("a stored value that does not decode names entity column, table, key and what it holds")
     func decodingError() async throws {
         let store = try SQLiteStore.temporary()
