@@ -153,18 +153,39 @@ struct AirportsRoutes: Sendable {
         let record = try AirportPatchBody.decode(Data(buffer: body), icao: icao)
         let members = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let hasChanges = record != AirportRecord(icao: icao)
-        let updated = try await store.write { tx -> Airport? in
-            let airports = tx.repository(Airport.self)
-            guard let current = try await airports.find(icao) else { return nil }
-            guard hasChanges else { return current }
-            try await airports.persist([record], mapper: AirportRecordMapper())
-            let changes = tx.repository(AirportChange.self)
-            let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
-            try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
-            return try await airports.find(icao)
+        // The patch writes only the fields it carries (no read-modify-write to lose). The change
+        // log's next revision is read, then inserted: a server process beside this one may take
+        // the same number first, and then the insert fails on the key and the whole write runs again.
+        let updated = try await retryingTakenRevision(attempts: 5) {
+            try await store.write { tx -> Airport? in
+                let airports = tx.repository(Airport.self)
+                guard let current = try await airports.find(icao) else { return nil }
+                guard hasChanges else { return current }
+                try await airports.persist([record], mapper: AirportRecordMapper())
+                let changes = tx.repository(AirportChange.self)
+                let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
+                try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
+                return try await airports.find(icao)
+            }
         }
         guard let updated else { throw APIProblem(status: .notFound, message: "no airport with icao '\(icao)'") }
         return AirportRecord(updated)
+    }
+
+    /// Runs `body` again (up to `attempts` times in all) while it fails because the change log's
+    /// next revision was taken by another writer.
+    private func retryingTakenRevision<T>(attempts: Int, _ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch let error as DepotError
+                where error.kind == .constraintViolation && error.table == AirportChange.schema.tableName
+                && attempt < attempts
+            {
+                attempt += 1
+            }
+        }
     }
 
     func dataset() async throws -> DatasetInfo {
@@ -219,16 +240,23 @@ struct AirportsRoutes: Sendable {
     }
 
     /// Runs `body`, answering its value as JSON, an ``APIProblem`` as its status, and any other
-    /// error as 500 with its description.
+    /// error as 500 with an incident number only: the error itself (file paths, the database's
+    /// address, engine messages) goes to the server's log under that number, never to a client.
     func respond(_ body: () async throws -> some Encodable) async -> Response {
         do {
             return try Self.json(.ok, Self.encoder.encode(try await body()))
         } catch let problem as APIProblem {
             return Self.problem(problem.status, problem.message)
         } catch {
-            return Self.problem(.internalServerError, "\(error)")
+            let incident = UUID().uuidString.prefix(8).lowercased()
+            Self.logger.error("request failed", metadata: ["incident": "\(incident)", "error": "\(error)"])
+            return Self.problem(
+                .internalServerError, "the server could not answer this request (incident \(incident))")
         }
     }
+
+    /// Where failures are logged (swift-log; standard error unless the process bootstraps another handler).
+    static let logger = Logger(label: "airports-api")
 
     /// Sorted keys, slashes unescaped: stable output a person can read.
     static let encoder: JSONEncoder = {

@@ -40,8 +40,32 @@ struct RenameMapper: UpdateMapper {
     }
 }
 
+/// Adds to an airport's elevation: a read-modify-write that loses updates unless rows are locked.
+package struct ClimbMapper: UpdateMapper {
+    package init() {}
+    package func key(of source: String) -> String { source }
+    package func makeEntity(from source: String) throws -> TestAirport {
+        TestAirport(icao: source, name: "climb", country: "ZZ", elevation: 1)
+    }
+    package func update(_ entity: inout TestAirport, from source: String) throws { entity.elevation += 1 }
+}
+
 extension StoreConformance {
     static let mapperCases: [ConformanceCase] = [
+        ConformanceCase("UpdateMapper calls running side by side lose no update, also on keys not stored yet") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport(icao: "OLD1", name: "climb", country: "ZZ", elevation: 0))
+            // 16 callers at once: each adds 1 to a stored row and to one none has stored yet.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<16 {
+                    group.addTask { try await airports.persist(["OLD1", "NEW1"], mapper: ClimbMapper()) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await airports.find("OLD1")?.elevation == 16)
+            #expect(try await airports.find("NEW1")?.elevation == 16)
+        },
         ConformanceCase("a domain-mapped repository reads and writes models") { (store: any Store) async throws in
             _ = try await store.seededAirports()
             let models = store.repository(TestAirport.self).mapped(by: AirportModelMapper())

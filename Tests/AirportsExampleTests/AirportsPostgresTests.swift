@@ -55,6 +55,40 @@ struct AirportsPostgresTests {
         }
     }
 
+    @Test("PATCHes through two server processes on one database at once all land, each with a revision of its own")
+    func concurrentPatches() async throws {
+        try await withPostgres { url, store in
+            let codes = (0..<6).map { "ZZ0\($0)" }
+            try await store.repository(Airport.self).insert(
+                codes.map {
+                    Airport(
+                        icao: $0, iata: nil, name: "Field", city: nil, subdivision: nil, country: "ZZ", elevation: 0,
+                        latitude: 0, longitude: 0, timeZone: nil, localCode: nil)
+                })
+            let other = try PostgresStore(url: url)
+            let first = try await AirportsServer.start(store: store)
+            let second = try await AirportsServer.start(store: other)
+            try await withCleanup {
+                let answers = try await withThrowingTaskGroup(of: RawHTTP.Answer.self) { group in
+                    for call in 0..<24 {
+                        let server = call % 2 == 0 ? first : second
+                        let body = #"{"name": "Renamed \#(call)"}"#
+                        group.addTask { try await RawHTTP.patch(server, codes[call % codes.count], body) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let failed = answers.filter { $0.status != 200 }.map { String(decoding: $0.body, as: UTF8.self) }
+                #expect(failed.isEmpty, "\(failed)")
+                let revisions = try await store.repository(AirportChange.self).fetch().map(\.revision)
+                #expect(revisions == Array(1...24))
+            } cleanup: {
+                await first.stop()
+                await second.stop()
+                await other.close()
+            }
+        }
+    }
+
     @Test("the airports executable imports into and queries PostgreSQL with --postgres")
     func commandLine() async throws {
         let binary = try airportsBinary()

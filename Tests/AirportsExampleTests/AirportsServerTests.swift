@@ -146,6 +146,32 @@ struct AirportsServerTests {
         }
     }
 
+    @Test("a failure the client did not cause answers 500 with an incident number, never the error's text")
+    func internalErrorsStayInside() async throws {
+        try await withServer { server, store in
+            // A value the entity cannot decode, written underneath Depot.
+            try await store.migrate(
+                Migrations([
+                    Migration(
+                        "corrupt ENGM",
+                        [
+                            .sql([
+                                RawSQL(
+                                    dialect: "sqlite",
+                                    script: "UPDATE airports SET elevation = 'abc' WHERE icao = 'ENGM'")
+                            ])
+                        ])
+                ]))
+            let answer = try await RawHTTP.get(server, "/airports/ENGM")
+            #expect(answer.status == 500)
+            let message = try #require(answer.error)
+            #expect(message.hasPrefix("the server could not answer this request (incident "), "\(message)")
+            for secret in ["abc", "elevation", "sqlite", store.path, "DepotError"] {
+                #expect(!message.contains(secret), "\(message) tells '\(secret)'")
+            }
+        }
+    }
+
     @Test("PATCH of an unknown icao answers 404 and creates nothing")
     func patchUnknown() async throws {
         try await withReadOnlyServer { server, store in

@@ -29,6 +29,13 @@ struct PostgresIntegrityRaceTests {
         }
     }
 
+    @Test("UpdateMapper calls from two stores at once lose no update (rows read FOR NO KEY UPDATE)")
+    func noLostUpdates() async throws {
+        try await withTwoStores { first, second in
+            try await ConcurrentStoreChecks.updateMapperLosesNoUpdate(first, second)
+        }
+    }
+
     @Test("a country removed while another transaction adds one of its airports takes that airport with it")
     func removalWaitsForTheAddition() async throws {
         try await withTwoStores { first, second in

@@ -53,6 +53,18 @@ struct SQLRendererGoldenTests {
         #expect(pg.arguments == [.text("NO"), .double(500), .integer(20), .integer(40)])
     }
 
+    @Test("row locks: what each protects, as PostgreSQL's locking clause; SQLite has one writer and none")
+    func rowLocks() {
+        for (lock, clause) in [
+            (RowLock.referenced, " FOR KEY SHARE"), (.updated, " FOR NO KEY UPDATE"), (.removed, " FOR UPDATE"),
+        ] {
+            var locked = query(\.country == "NO")
+            locked.lock = lock
+            #expect(postgres.select(locked).sql.hasSuffix("NULLS FIRST" + clause), "\(lock)")
+            #expect(sqlite.select(locked).sql.hasSuffix("ORDER BY \"icao\""), "\(lock)")
+        }
+    }
+
     @Test("no predicate selects everything in key order; offset alone")
     func selectAll() {
         #expect(sqlite.select(query()).sql == "SELECT \(columns) FROM \"airports\" ORDER BY \"icao\"")

@@ -28,6 +28,12 @@ struct StoreStatementGoldenTests {
         #expect(postgres.migrationLock?.sql == "SELECT pg_advisory_xact_lock(74118002)")
     }
 
+    @Test("creating a table takes an advisory lock of its own on PostgreSQL and none on SQLite")
+    func tableCreationLock() {
+        #expect(sqlite.tableCreationLock == nil)
+        #expect(postgres.tableCreationLock?.sql == "SELECT pg_advisory_xact_lock(74118003)")
+    }
+
     @Test("the catalog's columns query reads name, type, NOT NULL, key position and default")
     func catalogColumns() {
         #expect(

@@ -9,6 +9,10 @@ public enum RowLock: Sendable, Hashable {
     /// The rows a removal takes: no other transaction may lock, change or remove them until the
     /// transaction ends.
     case removed
+    /// The rows a read-modify-write (an ``UpdateMapper``) writes back: no other transaction may
+    /// change or remove them until the transaction ends, so no update is lost; transactions that
+    /// only refer to them (``referenced``) are not held up.
+    case updated
 }
 
 /// A query as stores see it: which table, which rows, in which order, how many.

@@ -43,10 +43,34 @@ extension Repository {
         }
         let keyColumn = schema.columns[schema.primaryKeyIndices[0]].name
         let keys = list.map { mapper.key(of: $0).storedValue }
+        // Stored rows are read locked (`.updated`), so a concurrent persist waits and then merges
+        // into this one's result. Keys not stored yet cannot be locked: they are inserted, and if
+        // another transaction inserted one first, the whole call runs again (reading its row).
+        for attempt in 1...Self.persistAttempts {
+            do {
+                try await persistOnce(list, keys: keys, keyColumn: keyColumn, mapper: mapper)
+                return
+            } catch let error as DepotError where error.kind == .constraintViolation && attempt < Self.persistAttempts {
+                let query = SelectQuery(table: schema.table, predicate: .isIn(column: keyColumn, keys))
+                guard try await context.reader.count(query) > 0 else { throw error }
+            }
+        }
+    }
+
+    /// How often ``persist(_:mapper:)`` with an ``UpdateMapper`` runs when other transactions
+    /// keep inserting the keys it is about to insert.
+    static var persistAttempts: Int { 5 }
+
+    private func persistOnce<Mapper: UpdateMapper>(
+        _ list: [Mapper.Source], keys: [StoredValue], keyColumn: String, mapper: Mapper
+    ) async throws where Mapper.Target == Root, Mapper.Source: Sendable {
+        let schema = try checkedSchema()
         try await context.atomically { writer in
             let inner = Repository(context: .transaction(writer))
-            let query = SelectQuery(table: schema.table, predicate: .isIn(column: keyColumn, keys))
+            var query = SelectQuery(table: schema.table, predicate: .isIn(column: keyColumn, keys))
+            query.lock = .updated
             let stored = try await writer.scan(query) { cursor in try schema.decodeAll(&cursor) }
+            let storedKeys = Set(stored.map { schema.key(of: $0)[0] })
             var byKey: [StoredValue: Root] = [:]
             for entity in stored { byKey[schema.key(of: entity)[0]] = entity }
             var order: [StoredValue] = []
@@ -68,8 +92,9 @@ extension Repository {
                 order.append(key)
             }
             var seen: Set<StoredValue> = []
-            let entities = order.compactMap { key in seen.insert(key).inserted ? byKey[key] : nil }
-            try await inner.upsert(entities)
+            let unique = order.filter { seen.insert($0).inserted }
+            try await inner.upsert(unique.filter(storedKeys.contains).compactMap { byKey[$0] })
+            try await inner.insert(unique.filter { !storedKeys.contains($0) }.compactMap { byKey[$0] })
         }
     }
 

@@ -39,7 +39,20 @@ extension SQLRenderer {
         dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))") : nil
     }
 
+    /// The statement that makes transactions creating tables take turns until they end: a
+    /// transaction-scoped advisory lock on PostgreSQL, where two `CREATE TABLE IF NOT EXISTS`
+    /// of one table at once collide on the catalog (`pg_type_typname_nsp_index`); `nil` on
+    /// SQLite, where ``begin`` holds the database's only write lock already.
+    ///
+    /// ```sql
+    /// SELECT pg_advisory_xact_lock(74118003)
+    /// ```
+    public var tableCreationLock: SQLStatement? {
+        dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.tableCreationLockKey))") : nil
+    }
+
     /// The advisory-lock keys Depot takes on PostgreSQL (arbitrary, fixed, Depot's own).
+    static let tableCreationLockKey = 74_118_003
     static let migrationLockKey = 74_118_002
     static let setupLockKey = 74_118_001
 }

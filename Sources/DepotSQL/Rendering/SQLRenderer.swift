@@ -66,7 +66,11 @@ public struct SQLRenderer: Sendable {
         sql += limitClause(limit: query.limit, offset: query.offset, &builder)
         // SQLite runs one writer at a time: nothing to lock.
         if dialect == .postgres, let lock = query.lock, query.limitPerGroup == nil {
-            sql += lock == .removed ? " FOR UPDATE" : " FOR KEY SHARE"
+            switch lock {
+            case .referenced: sql += " FOR KEY SHARE"
+            case .updated: sql += " FOR NO KEY UPDATE"
+            case .removed: sql += " FOR UPDATE"
+            }
         }
         return SQLStatement(sql: sql, arguments: builder.values)
     }

@@ -175,17 +175,26 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         -> TableState
     {
         if verifiedTables.withLock({ $0.contains(table) }) { return .exists }
-        let stored = try await connection.catalogColumns(of: table.name, renderer)
-        if !stored.isEmpty {
-            try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)
-            try await engine.adopt(table, on: connection)
-            verifiedTables.withLock { _ = $0.insert(table) }
-            return .exists
-        }
+        if try await adoptStored(table, on: connection) { return .exists }
         guard create else { return .missing }
+        if let lock = renderer.tableCreationLock {
+            // Another store may be creating it: wait for it, then look again.
+            try await connection.execute(lock)
+            if try await adoptStored(table, on: connection) { return .exists }
+        }
         try await connection.execute(SQLStatement(sql: renderer.createTable(table)))
         try await engine.adopt(table, on: connection)
         return .created
+    }
+
+    /// Checks and adopts `table` if the database has it; false if it has not.
+    private func adoptStored(_ table: TableDescription, on connection: Engine.Connection) async throws -> Bool {
+        let stored = try await connection.catalogColumns(of: table.name, renderer)
+        guard !stored.isEmpty else { return false }
+        try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)
+        try await engine.adopt(table, on: connection)
+        verifiedTables.withLock { _ = $0.insert(table) }
+        return true
     }
 
     /// What ``prepareTable(_:on:create:)`` found.
