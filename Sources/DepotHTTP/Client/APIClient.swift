@@ -27,6 +27,8 @@ public final class APIClient: Sendable {
     let baseURLString: String
     /// The configured headers with `User-Agent` and `Accept-Encoding`: the same on every request.
     let baseHeaders: HeaderFields
+    /// The credential header fields of every middleware (lowercased), for their contexts.
+    let credentialHeaders: Set<String>
 
     /// A client for the API at `baseURL`.
     ///
@@ -49,6 +51,7 @@ public final class APIClient: Sendable {
         headers["User-Agent"] = configuration.userAgent
         headers["Accept-Encoding"] = ContentDecoding.acceptEncoding
         baseHeaders = headers
+        credentialHeaders = configuration.middleware.reduce(into: []) { $0.formUnion($1.credentialHeaders) }
     }
 
     /// The transport clients use unless told otherwise: AsyncHTTPClient on Linux, URLSession
@@ -95,9 +98,10 @@ public final class APIClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         let request = try makeRequest(for: endpoint, named: name)
         let interruption = TransportInterruption()
-        let context = MiddlewareContext(
+        var context = MiddlewareContext(
             method: endpoint.method, path: endpoint.path, isIdempotent: endpoint.isIdempotent, timeout: timeout,
             deadline: deadline, interruption: interruption)
+        context.credentialHeaders = credentialHeaders
         // The chain runs in the caller's task. At the deadline the interruption ends the exchange in
         // flight and whatever middleware awaits through `context.withinDeadline` (a token refresh).
         let token = Deadline.Watchdog.shared.schedule(at: deadline) { interruption.interrupt() }

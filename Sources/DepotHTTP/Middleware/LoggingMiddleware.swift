@@ -10,8 +10,10 @@ import Logging
 /// ```
 ///
 /// The values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` (and any
-/// other name in ``redactedHeaders``) are replaced by `<redacted>`. URLs are logged without
-/// their query, which may hold keys.
+/// other name in ``redactedHeaders``, or that a middleware of the client declares in
+/// ``Middleware/credentialHeaders``, such as ``TokenAuthentication``'s `X-Api-Key`) are replaced
+/// by `<redacted>`, wherever the logging sits in the chain. URLs are logged without their query,
+/// which may hold keys.
 public struct LoggingMiddleware: Middleware {
     /// Where the lines go.
     public var logger: Logger
@@ -36,7 +38,7 @@ public struct LoggingMiddleware: Middleware {
             "→ \(name)",
             metadata: [
                 "http.method": "\(request.method.rawValue)", "http.path": "\(request.url.path)",
-                "http.request.headers": redacted(request.headers),
+                "http.request.headers": redacted(request.headers, context),
                 "http.request.bytes": "\(request.body?.count ?? 0)",
             ])
         let start = ContinuousClock.now
@@ -47,7 +49,7 @@ public struct LoggingMiddleware: Middleware {
                 level: level, "← \(response.status) \(name) in \(milliseconds) ms, \(response.body.count) bytes",
                 metadata: [
                     "http.status": "\(response.status)", "http.duration_ms": "\(milliseconds)",
-                    "http.response.headers": redacted(response.headers),
+                    "http.response.headers": redacted(response.headers, context),
                     "http.response.bytes": "\(response.body.count)",
                 ])
             return response
@@ -58,10 +60,12 @@ public struct LoggingMiddleware: Middleware {
         }
     }
 
-    private func redacted(_ headers: HeaderFields) -> Logger.MetadataValue {
+    private func redacted(_ headers: HeaderFields, _ context: MiddlewareContext) -> Logger.MetadataValue {
         .array(
             headers.map { field in
-                let secret = redactedHeaders.contains { HeaderFields.matches($0, field.name) }
+                let secret =
+                    redactedHeaders.contains { HeaderFields.matches($0, field.name) }
+                    || context.credentialHeaders.contains { HeaderFields.matches($0, field.name) }
                 let value = secret ? "<redacted>" : field.value
                 return .string("\(field.name): \(value)")
             })

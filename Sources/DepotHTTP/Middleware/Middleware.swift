@@ -26,6 +26,11 @@ public protocol Middleware: Sendable {
     /// The rest of the chain.
     typealias Next = @Sendable (TransportRequest) async throws -> TransportResponse
 
+    /// The header fields this middleware puts credentials in (lowercased), such as `x-api-key`:
+    /// every middleware of the client sees them in ``MiddlewareContext/credentialHeaders``, so
+    /// that logging redacts them wherever it sits in the chain. None by default.
+    var credentialHeaders: Set<String> { get }
+
     /// Handles `request`, usually by passing it (changed or not) to `next`.
     ///
     /// - Parameters:
@@ -37,6 +42,11 @@ public protocol Middleware: Sendable {
     ///   maps any other error a middleware throws to an ``HTTPError`` before the caller sees it.
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws
         -> TransportResponse
+}
+
+extension Middleware {
+    /// None: most middleware adds no credentials.
+    public var credentialHeaders: Set<String> { [] }
 }
 
 /// What a middleware knows about the call it is part of.
@@ -54,6 +64,10 @@ public struct MiddlewareContext: Sendable {
 
     /// `METHOD /path`, how errors and logs name the endpoint.
     public let endpoint: String
+
+    /// The header fields (lowercased) that carry credentials some middleware of the client adds
+    /// (``Middleware/credentialHeaders``): never to be logged.
+    public internal(set) var credentialHeaders: Set<String> = []
 
     /// Fired by the client when ``deadline`` passes.
     let interruption: TransportInterruption

@@ -46,6 +46,9 @@ public final class TokenAuthentication: Middleware {
     /// The scheme written before the token (`Bearer`), or empty for the bare token.
     public let scheme: String
 
+    /// ``headerName``, lowercased: logging redacts it wherever it sits in the chain.
+    public var credentialHeaders: Set<String> { [headerName.lowercased()] }
+
     /// Authentication with `provider`'s tokens in `Authorization: Bearer <token>`.
     public init(_ provider: TokenProvider, headerName: String = "Authorization", scheme: String = "Bearer") {
         self.provider = provider

@@ -46,6 +46,26 @@ struct ClientEdgeCaseTests {
         #expect(text.contains("x-api-key: <redacted>"))
     }
 
+    @Test("a token in a custom header is never logged, whether logging sits inside or outside the token's middleware")
+    func customTokenHeaderIsRedacted() async throws {
+        let tokens = TokenProvider(token: { "token-secret" }, refresh: { _ in "token-secret-2" })
+        for inside in [false, true] {
+            let (logger, store) = CapturingLogHandler.logger()
+            let logging = LoggingMiddleware(logger: logger, level: .info)
+            let authentication = TokenAuthentication(tokens, headerName: "X-Api-Key", scheme: "")
+            let stub = StubTransport()
+            stub.stub(.get, "/me", .status(200, headers: ["X-Api-Key": "token-secret"]))
+            let client = APIClient(
+                baseURL: StubTransportTests.base, transport: stub,
+                configuration: .init(middleware: inside ? [authentication, logging] : [logging, authentication]))
+            try await client.send(Call(.get, "/me"))
+            #expect(stub.requests.first?.headers["x-api-key"] == "token-secret", "the token was sent")
+            let text = store.lines.map(\.fullText).joined(separator: "\n")
+            #expect(!text.contains("token-secret"), "inside: \(inside)\n\(text)")
+            #expect(text.contains("X-Api-Key: <redacted>"), "inside: \(inside)\n\(text)")
+        }
+    }
+
     @Test("the deadline covers middleware too: a token provider that hangs times out the call")
     func deadlineCoversMiddleware() async throws {
         let tokens = TokenProvider(
