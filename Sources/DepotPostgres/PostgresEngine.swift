@@ -58,7 +58,8 @@ public final class PostgresEngine: SQLEngine {
         }
 
         /// A configuration from a `postgres://user:password@host:port/database` URL; the query
-        /// item `schema` sets ``schema``.
+        /// item `schema` sets ``schema``, and `connect_timeout` (seconds, as libpq spells it)
+        /// ``connectTimeout``: `postgres://app@db/app?schema=depot&connect_timeout=30`.
         ///
         /// - Throws: `DepotError` of kind `.connection` naming what is missing or malformed.
         public init(url: String) throws {
@@ -81,6 +82,13 @@ public final class PostgresEngine: SQLEngine {
                 database: path.isEmpty ? nil : path,
                 schema: components.queryItems?.first { $0.name == "schema" }?.value)
             if let problem = schemaProblem { throw problem }
+            if let text = components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value {
+                guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                    throw DepotError(
+                        .connection, "connect_timeout '\(text)' in the URL is not a number of seconds (1 to 86400)")
+                }
+                connectTimeout = .milliseconds(Int64(seconds * 1000))
+            }
         }
 
         /// Why ``schema`` cannot be used, if it cannot: Depot names schemas like tables (letters,

@@ -18,6 +18,13 @@ struct PostgresConfigurationTests {
         #expect(configuration.password == "s:cret")
         #expect(configuration.database == "airports")
         #expect(configuration.schema == "depot")
+        #expect(configuration.connectTimeout == .seconds(10))
+        let patient = try PostgresStore.Configuration(url: "postgres://app@h/db?connect_timeout=2.5&schema=s")
+        #expect(patient.connectTimeout == .milliseconds(2500))
+        #expect(patient.schema == "s")
+        #expect(throws: DepotError.self) {
+            _ = try PostgresStore.Configuration(url: "postgres://app@h?connect_timeout=soon")
+        }
         let defaults = try PostgresStore.Configuration(url: "postgresql://app@localhost")
         #expect(defaults.port == 5432)
         #expect(defaults.password == nil && defaults.database == nil && defaults.schema == nil)

@@ -31,12 +31,17 @@ public enum PostgresEnvironment {
     }()
 
     /// The server URL, or an error saying that CI needs one.
+    ///
+    /// Unless the URL sets one, it gets a 60-second `connect_timeout`: a loaded 2-core CI machine
+    /// opening dozens of pools at once has taken longer than the default 10 s to connect. (Tests
+    /// of the timeout itself set their own.)
     public static func requireURL() throws -> String {
         guard let url else {
             throw PostgresEnvironmentError(
                 message: "CI=true but DEPOT_POSTGRES_URL is not set: PostgreSQL tests cannot run")
         }
-        return url
+        if url.contains("connect_timeout=") { return url }
+        return url + (url.contains("?") ? "&" : "?") + "connect_timeout=60"
     }
 
     /// The server URL pointing at a new schema of its own (see ``scratchSchemaName()``), for a
