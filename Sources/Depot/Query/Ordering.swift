@@ -9,9 +9,9 @@
 ///     orderBy: [.nearest(to: Coordinate(latitude: 60.19, longitude: 11.10),
 ///                        latitude: \.latitude, longitude: \.longitude)],
 ///     limit: 5)
-/// // SQLite:     ORDER BY depot_distance(?, ?, "lat", "lon") NULLS LAST, "icao" LIMIT 5
+/// // SQLite:     ORDER BY depot_distance(?, ?, "lat", "lon") NULLS LAST, "icao" LIMIT ?
 /// // PostgreSQL: ORDER BY depot_distance($1, $2, "lat", "lon") NULLS LAST,
-/// //             "icao" COLLATE "C" ASC NULLS FIRST LIMIT 5
+/// //             "icao" COLLATE "C" ASC NULLS FIRST LIMIT $3
 /// ```
 ///
 /// NULL sorts before every value (first when ascending, last when descending), on every store.

@@ -5,10 +5,10 @@ extension Repository {
     /// let list = try await airports.fetch(where: \.country == "IS", orderBy: [.ascending(\.name)],
     ///                                     limit: 10, offset: 20)
     /// // SQLite:     SELECT "icao", … FROM "airports" WHERE "country" = ? ORDER BY "name", "icao"
-    /// //             LIMIT 10 OFFSET 20
+    /// //             LIMIT ? OFFSET ?  -- 10 and 20, bound like every value
     /// // PostgreSQL: SELECT "icao", … FROM "airports" WHERE "country" COLLATE "C" = $1
     /// //             ORDER BY "name" COLLATE "C" ASC NULLS FIRST, "icao" COLLATE "C" ASC NULLS FIRST
-    /// //             LIMIT 10 OFFSET 20
+    /// //             LIMIT $2 OFFSET $3
     /// ```
     ///
     /// A table that does not exist yet reads as empty.
@@ -67,9 +67,9 @@ extension Repository {
     ///
     /// ```swift
     /// let oslo = try await airports.find("ENGM")
-    /// // SQLite:     SELECT "icao", … FROM "airports" WHERE "icao" = ? ORDER BY "icao" LIMIT 1
+    /// // SQLite:     SELECT "icao", … FROM "airports" WHERE "icao" = ? ORDER BY "icao" LIMIT ?
     /// // PostgreSQL: SELECT "icao", … FROM "airports" WHERE "icao" COLLATE "C" = $1
-    /// //             ORDER BY "icao" COLLATE "C" ASC NULLS FIRST LIMIT 1
+    /// //             ORDER BY "icao" COLLATE "C" ASC NULLS FIRST LIMIT $2
     /// ```
     ///
     /// - Throws: ``DepotError`` of kind `.invalidQuery` when the primary key has more than one

@@ -32,9 +32,9 @@ enum RepositoryContext: Sendable {
 /// let high = try await airports.fetch(where: \.country == "NO" && \.elevation > 500,
 ///                                     orderBy: [.descending(\.elevation)], limit: 20)
 /// // SQLite:     SELECT … FROM "airports" WHERE ("country" = ?) AND ("elevation" > ?)
-/// //             ORDER BY "elevation" DESC, "icao" LIMIT 20
+/// //             ORDER BY "elevation" DESC, "icao" LIMIT ?  -- 20, bound
 /// // PostgreSQL: SELECT … FROM "airports" WHERE ("country" COLLATE "C" = $1) AND ("elevation" > $2)
-/// //             ORDER BY "elevation" DESC NULLS LAST, "icao" COLLATE "C" ASC NULLS FIRST LIMIT 20
+/// //             ORDER BY "elevation" DESC NULLS LAST, "icao" COLLATE "C" ASC NULLS FIRST LIMIT $3
 /// ```
 ///
 /// ### Errors
