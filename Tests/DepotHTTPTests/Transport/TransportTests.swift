@@ -4,7 +4,7 @@ import Testing
 
 /// One suite, run on every real transport against the loopback servers. Serialized so that the
 /// deadline windows and the soak's memory figures are not disturbed by each other.
-@Suite("Real transports against a loopback server", .serialized, .timeLimit(.minutes(2)))
+@Suite("Real transports against a loopback server", .serialized, .timeLimit(.minutes(10)))
 struct TransportTests {
     static let transports = TransportKind.available
 
