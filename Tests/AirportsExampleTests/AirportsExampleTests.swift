@@ -10,7 +10,7 @@ func importedStore() async throws -> SQLiteStore {
     try await SharedServer.get().1
 }
 
-@Suite("Airports example", .timeLimit(.minutes(3)))
+@Suite("Airports example", .timeLimit(.minutes(10)))
 struct AirportsExampleTests {
     @Test("the bundled CSV parses into 28,298 airports with the documented quirks")
     func bundledCSV() {

@@ -10,7 +10,7 @@ import Testing
 
 @Suite(
     "Airports on PostgreSQL", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(10)))
 struct AirportsPostgresTests {
     /// A PostgreSQL URL on a scratch schema, and a store on it; the schema is dropped afterwards.
     func withPostgres(_ body: (String, PostgresStore) async throws -> Void) async throws {

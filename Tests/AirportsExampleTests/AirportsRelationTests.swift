@@ -32,7 +32,7 @@ struct Field: Entity, Equatable {
 }
 
 /// Relations over the 28,298 real airports, checked against answers computed from the CSV rows.
-@Suite("Relations over the airports data", .timeLimit(.minutes(3)))
+@Suite("Relations over the airports data", .timeLimit(.minutes(10)))
 struct AirportsRelationTests {
     static let fields = bundledAirports.map {
         Field(icao: $0.icao, name: $0.name, nation: $0.country, elevation: $0.elevation)

@@ -4,7 +4,7 @@ import DepotSQLite
 import Foundation
 import Testing
 
-@Suite("Airports API", .timeLimit(.minutes(3)))
+@Suite("Airports API", .timeLimit(.minutes(10)))
 struct AirportsServerTests {
     @Test("GET /airports filters in the store and agrees with filtering the CSV rows")
     func listMatchesReference() async throws {

@@ -5,7 +5,7 @@ import DepotSQLite
 import Foundation
 import Testing
 
-@Suite("Airports sync", .timeLimit(.minutes(3)))
+@Suite("Airports sync", .timeLimit(.minutes(10)))
 struct AirportsSyncTests {
     @Test("the first sync copies every airport; the next carries a partial change and leaves the rest intact")
     func fullThenIncremental() async throws {

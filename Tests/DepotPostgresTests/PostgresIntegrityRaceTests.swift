@@ -10,7 +10,7 @@ import Testing
 /// removing would outlive it.
 @Suite(
     "PostgresStore relations under concurrent transactions",
-    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(2)))
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
 struct PostgresIntegrityRaceTests {
     static let norway = RelCountry(code: "NO", name: "Norway", continent: "EU")
     static let oslo = RelAirport(icao: "ENGM", name: "Oslo", country: "NO")

@@ -7,7 +7,7 @@ import Testing
 
 @Suite(
     "PostgresStore migrations", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(10)))
 struct PostgresMigrationTests {
     @Test("PostgreSQL store passes the migration suite", arguments: MigrationConformance.cases)
     func conformance(_ check: MigrationCase) async throws {

@@ -9,7 +9,7 @@ import Testing
 /// started, stopped and started again with `.ci/postgres`.
 @Suite(
     "PostgresStore reconnect", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(10)))
 struct PostgresReconnectTests {
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import Testing
 
 @Suite(
     "PostgresStore conformance", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(10)))
 struct PostgresStoreConformanceTests {
     @Test("PostgreSQL store passes", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {

@@ -85,7 +85,7 @@ struct PostgresConfigurationTests {
 
 @Suite(
     "PostgresStore", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(10)))
 struct PostgresStoreTests {
     @Test("tables get native column types, NOT NULL, the primary key and a folded copy of each text column")
     func nativeTypes() async throws {

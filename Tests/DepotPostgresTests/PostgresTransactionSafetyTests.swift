@@ -9,7 +9,7 @@ import Testing
 @Suite(
     "PostgresStore transactions the server ends",
     .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(10)))
 struct PostgresTransactionSafetyTests {
     @Test("a transaction the server aborted is not reported as committed: COMMIT answered ROLLBACK throws")
     func abortedTransactionThrows() async throws {

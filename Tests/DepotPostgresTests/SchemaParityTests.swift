@@ -9,7 +9,7 @@ import Testing
 /// One migration list, two engines: the schemas they build compare equal once normalized.
 @Suite(
     "Schema parity of SQLite and PostgreSQL",
-    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(2)))
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
 struct SchemaParityTests {
     @Test("the same migrations give the same tables, columns, types, keys and indexes, up and down")
     func sameSchema() async throws {

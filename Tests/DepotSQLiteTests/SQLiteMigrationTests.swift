@@ -5,7 +5,7 @@ import DepotTesting
 import Foundation
 import Testing
 
-@Suite("SQLiteStore migrations", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore migrations", .timeLimit(.minutes(10)))
 struct SQLiteMigrationTests {
     @Test("SQLite file store passes the migration suite", arguments: MigrationConformance.cases)
     func conformance(_ check: MigrationCase) async throws {

@@ -4,7 +4,7 @@ import DepotTesting
 import Foundation
 import Testing
 
-@Suite("SQLiteStore observation", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore observation", .timeLimit(.minutes(10)))
 struct SQLiteObservationTests {
     @Test("a write by another process (the sqlite3 command) reaches an observer")
     func externalProcessWrite() async throws {

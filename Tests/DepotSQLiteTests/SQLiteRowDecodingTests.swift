@@ -38,7 +38,7 @@ struct Gauge: Entity, Equatable {
     }
 }
 
-@Suite("SQLite rows decode in place", .timeLimit(.minutes(2)))
+@Suite("SQLite rows decode in place", .timeLimit(.minutes(10)))
 struct SQLiteRowDecodingTests {
     @Test("every attribute kind and NULL round-trip across many result chunks")
     func roundTrip() async throws {

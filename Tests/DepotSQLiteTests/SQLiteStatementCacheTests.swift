@@ -4,7 +4,7 @@ import Testing
 
 @testable import DepotSQLite
 
-@Suite("SQLiteStore statement cache", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore statement cache", .timeLimit(.minutes(10)))
 struct SQLiteStatementCacheTests {
     @Test("a page size and offset per request do not add statements: LIMIT and OFFSET are bound")
     func limitsAreBound() async throws {

@@ -3,7 +3,7 @@ import DepotSQLite
 import DepotTesting
 import Testing
 
-@Suite("SQLiteStore conformance", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore conformance", .timeLimit(.minutes(10)))
 struct SQLiteStoreConformanceTests {
     @Test("SQLite file store passes", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {

@@ -12,7 +12,7 @@ func scratchDirectory() throws -> URL {
     return url
 }
 
-@Suite("SQLiteStore", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore", .timeLimit(.minutes(10)))
 struct SQLiteStoreTests {
     @Test("values survive closing and reopening the file, every type exact")
     func reopen() async throws {

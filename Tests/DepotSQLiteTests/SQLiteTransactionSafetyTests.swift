@@ -4,7 +4,7 @@ import DepotTestSupport
 import DepotTesting
 import Testing
 
-@Suite("SQLiteStore transactions the engine ends", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore transactions the engine ends", .timeLimit(.minutes(10)))
 struct SQLiteTransactionSafetyTests {
     @Test("UpdateMapper calls from two stores on one file at once lose no update")
     func noLostUpdates() async throws {

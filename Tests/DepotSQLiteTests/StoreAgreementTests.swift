@@ -70,7 +70,7 @@ struct QueryFuzzer {
     }
 }
 
-@Suite("Stores agree", .timeLimit(.minutes(3)))
+@Suite("Stores agree", .timeLimit(.minutes(10)))
 struct StoreAgreementTests {
     @Test("random filters, orders and pages give the same rows on the in-memory and SQLite stores")
     func randomQueriesAgree() async throws {

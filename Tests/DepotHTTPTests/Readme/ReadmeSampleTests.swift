@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Testing
 
-@Suite("README: DepotHTTP section", .timeLimit(.minutes(1)))
+@Suite("README: DepotHTTP section", .timeLimit(.minutes(10)))
 struct ReadmeSampleTests {
     @Test("The sample syncs airports from the loopback server into a store through the mapper")
     func sampleRuns() async throws {

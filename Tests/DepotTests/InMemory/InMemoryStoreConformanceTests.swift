@@ -2,7 +2,7 @@ import Depot
 import DepotTesting
 import Testing
 
-@Suite("InMemoryStore conformance", .timeLimit(.minutes(2)))
+@Suite("InMemoryStore conformance", .timeLimit(.minutes(10)))
 struct InMemoryStoreConformanceTests {
     @Test("in-memory store passes", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {

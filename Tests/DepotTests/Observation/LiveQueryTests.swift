@@ -13,7 +13,7 @@ func waitUntil(_ condition: @MainActor () -> Bool) async -> Bool {
     return condition()
 }
 
-@Suite("LiveQuery", .timeLimit(.minutes(2)))
+@Suite("LiveQuery", .timeLimit(.minutes(10)))
 @MainActor
 struct LiveQueryTests {
     @Test("a live query holds the current results and follows commits")
