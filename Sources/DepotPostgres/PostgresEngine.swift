@@ -119,6 +119,8 @@ public final class PostgresEngine: SQLEngine {
     /// Whether the schema and functions are in place.
     private let isPrepared = Mutex(false)
     private let prepareLock = AsyncLock()
+    /// Why the configured schema cannot be used (every operation throws it), if it cannot.
+    private let schemaProblem: DepotError?
     /// This store's name in `NOTIFY` payloads, so it ignores its own commits.
     let identity = UUID().uuidString
     let listener = Mutex<Task<Void, Never>?>(nil)
@@ -129,6 +131,7 @@ public final class PostgresEngine: SQLEngine {
     /// unreachable server surfaces as a `.connection` error from the first operation.
     init(configuration: Configuration) {
         self.configuration = configuration
+        schemaProblem = configuration.schemaProblem
         var settings = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database, tls: configuration.tls)
@@ -184,7 +187,7 @@ public final class PostgresEngine: SQLEngine {
     func withConnection<T: Sendable>(
         retryingClosed: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        if let problem = configuration.schemaProblem { throw problem }
+        if let schemaProblem { throw schemaProblem }
         do {
             return try await leased(body)
         } catch let error as DepotError where retryingClosed && error.kind == .connection {

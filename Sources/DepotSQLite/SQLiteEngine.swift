@@ -18,6 +18,8 @@ public final class SQLiteEngine: SQLEngine {
     /// Whether the external-change monitor runs.
     private let monitorRunning = Mutex(false)
     private let removesFolderOnDeinit: Bool
+    /// The connections' prepared statements, bounded.
+    let statements = SQLiteStatementCache()
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -206,12 +208,14 @@ public struct SQLiteConnection: SQLConnection {
         _ statement: SQLStatement, table: TableDescription,
         _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
-        try await run { db in try SQLiteOperations.scan(statement, table: table, db: db, read) }
+        try await run { db in
+            try SQLiteOperations.scan(statement, table: table, db: db, statements: engine.statements, read)
+        }
     }
 
     /// Runs a `SELECT COUNT(*)`.
     public func count(_ statement: SQLStatement) async throws -> Int {
-        try await run { db in try SQLiteOperations.count(statement, db: db) }
+        try await run { db in try SQLiteOperations.count(statement, db: db, statements: engine.statements) }
     }
 
     /// Writes the batch with one prepared statement (`SQLRenderer.insert(into:columns:mode:)`),
@@ -221,7 +225,8 @@ public struct SQLiteConnection: SQLConnection {
     ) async throws -> Int {
         let sql = renderer.insert(into: table, columns: rows.columns, mode: mode)
         return try await run { db in
-            try SQLiteOperations.write(rows, sql: sql, table: table, keyPositions: keyPositions, db: db)
+            try SQLiteOperations.write(
+                rows, sql: sql, table: table, keyPositions: keyPositions, db: db, statements: engine.statements)
         }
     }
 }

@@ -3,42 +3,15 @@ import DepotSQL
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// The statements an SQLite connection runs for Depot, with hot loops on the C API.
 enum SQLiteOperations {
-    /// The most statement texts a connection keeps prepared. Values are bound, never written into
-    /// the text, but the shapes of queries still vary (an `OR` of as many terms as a request
-    /// sent): past this many, the connection's cache is emptied and starts again.
-    static let statementCacheLimit = 256
-
-    /// The texts each connection has cached since its cache was last emptied, by hash.
-    private static let cachedTexts = Mutex<[ObjectIdentifier: Set<Int>]>([:])
-
-    /// The prepared statement for `sql` on `db`, from the connection's cache, which holds at most
-    /// ``statementCacheLimit`` texts.
-    static func prepared(_ sql: String, _ db: Database) throws -> Statement {
-        let connection = ObjectIdentifier(db)
-        let hash = sql.hashValue
-        let isFull = cachedTexts.withLock { cached -> Bool in
-            if cached[connection]?.contains(hash) == true { return false }
-            if cached[connection, default: []].count >= statementCacheLimit {
-                cached[connection] = [hash]
-                return true
-            }
-            cached[connection, default: []].insert(hash)
-            return false
-        }
-        if isFull { db.releaseMemory() }
-        return try db.cachedStatement(sql: sql)
-    }
-
     /// Runs a rendered `SELECT` and hands its rows to `read` through a cursor on the statement.
     static func scan<Result>(
-        _ statement: SQLStatement, table: TableDescription, db: Database,
+        _ statement: SQLStatement, table: TableDescription, db: Database, statements: SQLiteStatementCache,
         _ read: (inout any StoreCursor) throws -> Result
     ) throws -> Result {
-        let prepared = try prepared(statement.sql, db)
+        let prepared = try statements.statement(statement.sql, db)
         let runner = SQLiteStatementRunner(prepared, db)
         runner.reset()
         defer { runner.reset() }
@@ -48,8 +21,8 @@ enum SQLiteOperations {
     }
 
     /// Runs a rendered `SELECT COUNT(*)`.
-    static func count(_ statement: SQLStatement, db: Database) throws -> Int {
-        let prepared = try prepared(statement.sql, db)
+    static func count(_ statement: SQLStatement, db: Database, statements: SQLiteStatementCache) throws -> Int {
+        let prepared = try statements.statement(statement.sql, db)
         let runner = SQLiteStatementRunner(prepared, db)
         runner.reset()
         defer { runner.reset() }
@@ -61,9 +34,10 @@ enum SQLiteOperations {
     /// Writes a batch with one prepared statement, bound and stepped once per row; returns how
     /// many rows the statement changed (an `UPDATE` of a key not stored changes none).
     static func write(
-        _ rows: RowBatch, sql: String, table: TableDescription, keyPositions: [Int], db: Database
+        _ rows: RowBatch, sql: String, table: TableDescription, keyPositions: [Int], db: Database,
+        statements: SQLiteStatementCache
     ) throws -> Int {
-        let prepared = try prepared(sql, db)
+        let prepared = try statements.statement(sql, db)
         let runner = SQLiteStatementRunner(prepared, db)
         let width = rows.columns.count
         var changed = 0

@@ -27,7 +27,7 @@ struct SQLiteStatementCacheTests {
         let store = try SQLiteStore.temporary()
         _ = try await store.seededSample()
         try await store.write { tx in
-            for terms in 1...(SQLiteOperations.statementCacheLimit + 200) {
+            for terms in 1...(SQLiteStatementCache.limit + 200) {
                 // An OR of `terms` comparisons: a statement text of its own for each length.
                 let filter = (0..<terms).map { \TestAirport.elevation == Double($0) }.reduce(\.icao == "none") {
                     $0 || $1
@@ -36,7 +36,7 @@ struct SQLiteStatementCacheTests {
             }
         }
         let prepared = try await store.engine.preparedStatementCount()
-        #expect(prepared <= SQLiteOperations.statementCacheLimit + 10, "\(prepared) statements prepared")
+        #expect(prepared <= SQLiteStatementCache.limit + 10, "\(prepared) statements prepared")
     }
 }
 

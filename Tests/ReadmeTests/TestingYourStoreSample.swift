@@ -10,3 +10,10 @@ func conformance(_ check: ConformanceCase) async throws {
     try await check.run(on: InMemoryStore())
 }
 // readme:end
+
+@Test("the sample's argument list is the whole suite, each case named once")
+func sampleRunsTheWholeSuite() {
+    let names = StoreConformance.cases.map(\.name)
+    #expect(names.count > 70)
+    #expect(Set(names).count == names.count)
+}

@@ -27,9 +27,7 @@ public struct Patch<Root: Entity>: Sendable {
     /// Assigned column indices (into the schema's columns) and their values, in assignment order.
     private(set) var assignments: [(column: Int, value: StoredValue)] = []
     /// Assignments that cannot be made (`null` for a non-optional column), reported on apply.
-    private(set) var problems: [String] = []
-    /// Whether a problem is a value that could not be encoded (`.encodingFailed`).
-    private(set) var encodingFailed = false
+    private(set) var problems: [(kind: DepotError.Kind, message: String)] = []
 
     /// A patch of the row whose single-column primary key is `key`, assigning nothing yet.
     ///
@@ -46,7 +44,7 @@ public struct Patch<Root: Entity>: Sendable {
     private func assigning(_ keyPath: AnyKeyPath, _ value: StoredValue) -> Patch {
         var copy = self
         guard let index = Root.schema.columnIndex(keyPath) else {
-            copy.problems.append(Root.schema.notAColumn(keyPath).message)
+            copy.problems.append((.invalidQuery, Root.schema.notAColumn(keyPath).message))
             return copy
         }
         copy.assignments.removeAll { $0.column == index }
@@ -64,8 +62,7 @@ public struct Patch<Root: Entity>: Sendable {
             } catch {
                 var copy = self
                 let column = Root.schema.columnIndex(keyPath).map { Root.schema.columns[$0].name } ?? "\(keyPath)"
-                copy.problems.append("column \(column) cannot be stored as JSON: \(error)")
-                copy.encodingFailed = true
+                copy.problems.append((.encodingFailed, "column \(column) cannot be stored as JSON: \(error)"))
                 return copy
             }
         }
@@ -104,7 +101,7 @@ public struct Patch<Root: Entity>: Sendable {
         case .null:
             var copy = self
             let column = Root.schema.columnIndex(keyPath).map { Root.schema.columns[$0].name } ?? "\(keyPath)"
-            copy.problems.append("null for non-optional column \(column)")
+            copy.problems.append((.invalidQuery, "null for non-optional column \(column)"))
             return copy
         }
     }
@@ -126,8 +123,7 @@ public struct Patch<Root: Entity>: Sendable {
         do {
             try schema.checkEncoded(entity, values: values[...])
         } catch {
-            problems.append(error.message)
-            encodingFailed = true
+            problems.append((error.kind, error.message))
         }
     }
 
@@ -139,7 +135,6 @@ public struct Patch<Root: Entity>: Sendable {
             copy.assignments.append(assignment)
         }
         copy.problems += later.problems
-        copy.encodingFailed = copy.encodingFailed || later.encodingFailed
         return copy
     }
 }

@@ -79,8 +79,7 @@ extension Repository {
         }
         if let bad = merged.first(where: { !$0.problems.isEmpty }), let problem = bad.problems.first {
             throw DepotError(
-                bad.encodingFailed ? .encodingFailed : .invalidQuery,
-                "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem)",
+                problem.kind, "patch of \(Root.self) row \(TableDescription.describeKey(bad.key)): \(problem.message)",
                 table: schema.tableName)
         }
         // One batch per set of assigned columns, in first-seen order. Patches built alike assign

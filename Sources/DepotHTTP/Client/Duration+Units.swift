@@ -9,6 +9,9 @@ extension Duration {
         return overflowAgain ? .max : sum
     }
 
+    /// Seconds as a `Double` (for comparing durations whose products could overflow `Duration`).
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+
     /// Whole milliseconds, for messages.
     var wholeMilliseconds: Int64 { saturatingNanoseconds / 1_000_000 }
 }

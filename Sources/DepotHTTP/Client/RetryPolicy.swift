@@ -77,13 +77,9 @@ public struct RetryPolicy: Sendable {
         let base = max(baseDelay, .zero)
         let factor = pow(2, Double(min(max(attempt - 1, 0), 30)))
         // Compared in seconds first: a huge base delay doubled 30 times must not overflow `Duration`.
-        let backoff = Self.seconds(base) * factor >= Self.seconds(limit) ? limit : base * factor
+        let backoff = base.seconds * factor >= limit.seconds ? limit : base * factor
         let jitter = jitter.isNaN ? 0 : min(max(jitter, 0), 1)
         return backoff * (1 - jitter * Double.random(in: 0..<1))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     /// `Retry-After` as delta-seconds (`120`) or an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
