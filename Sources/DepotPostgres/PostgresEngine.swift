@@ -243,23 +243,42 @@ public final class PostgresEngine: SQLEngine {
 
     // MARK: - What Depot installs
 
-    /// Creates the configured schema and Depot's functions, once per store
-    /// (`SQLRenderer.postgresSetup(schema:)`).
+    /// Makes sure the configured schema and Depot's functions of this version are in place, once
+    /// per store: a read-only look at the catalog (`SQLRenderer.postgresSetupCheck`), and
+    /// `SQLRenderer.postgresSetup(schema:)` only when something is missing or outdated. A database
+    /// Depot has set up is never written to by this, so a read-only role or a replica can read it.
+    ///
+    /// - Throws: `DepotError` of kind `.storage` naming the functions and the schema when they are
+    ///   missing or outdated and this role may not create them (or the server is read-only);
+    ///   `.connection` when the server cannot be reached.
     public func prepare() async throws {
         if isPrepared.withLock({ $0 }) { return }
         try await prepareLock.lock()
         defer { prepareLock.unlock() }
         if isPrepared.withLock({ $0 }) { return }
-        let setup = SQLRenderer.postgresSetup(schema: configuration.schema)
-        let renderer = SQLRenderer(dialect: .postgres)
-        try await withWriter { connection in
-            try await connection.execute(renderer.begin)
-            do {
-                for statement in setup { try await connection.execute(statement) }
-                try await connection.execute(renderer.commit)
-            } catch {
-                _ = try? await connection.execute(renderer.rollback)
-                throw error
+        let ready = try await withReader { connection in
+            try await connection.count(SQLRenderer.postgresSetupCheck) == SQLRenderer.postgresSetupFunctionCount
+        }
+        if !ready {
+            let setup = SQLRenderer.postgresSetup(schema: configuration.schema)
+            let renderer = SQLRenderer(dialect: .postgres)
+            let schema = configuration.schema
+            try await withWriter { connection in
+                try await connection.execute(renderer.begin)
+                do {
+                    for statement in setup { try await connection.execute(statement) }
+                    try await connection.execute(renderer.commit)
+                } catch {
+                    _ = try? await connection.execute(renderer.rollback)
+                    guard let failure = error as? DepotError, failure.kind == .storage else { throw error }
+                    throw DepotError(
+                        .storage,
+                        "Depot's functions (\(SQLFunctions.fold), \(SQLFunctions.distance), "
+                            + "\(SQLFunctions.announceCommit)) are missing or outdated in "
+                            + (schema.map { "schema '\($0)'" } ?? "the current schema")
+                            + " and could not be installed (\(failure.message)); "
+                            + "open the store once with a role that may create functions there", underlying: error)
+                }
             }
         }
         isPrepared.withLock { $0 = true }
@@ -286,32 +305,80 @@ public final class PostgresEngine: SQLEngine {
 
     // MARK: - Commits of others
 
-    /// Listens on `SQLFunctions.commitChannel` (one pooled connection) and publishes commits that
-    /// other stores and other sessions make to this store's schema.
+    /// Listens on `SQLFunctions.commitChannel` while anyone subscribes to `broadcaster`, and
+    /// publishes the commits other stores and other sessions make to this store's schema.
+    ///
+    /// The listener has a connection of its own, outside the pool (a pool of one still serves
+    /// every other call), opened when the first subscriber comes and closed when the last one
+    /// leaves. When its `LISTEN` comes into force again after a lost connection it publishes
+    /// `StoreCommit.anythingMayHaveChanged`, so every observer reads its query again once: commits
+    /// made while it reconnected are not missed.
     public func watchExternalCommits(_ broadcaster: CommitBroadcaster) {
+        broadcaster.whenIdle { [weak self] in self?.stopWatching(broadcaster) }
         listener.withLock { task in
             guard task == nil else { return }
-            let parts = ListenerParts(client: client, identity: identity, broadcaster: broadcaster, flag: listening)
+            let parts = ListenerParts(
+                settings: listenerSettings, identity: identity, broadcaster: broadcaster, flag: listening)
             task = Task {
-                while !Task.isCancelled {
-                    try? await Self.listen(parts)
-                    try? await Task.sleep(for: .milliseconds(200))
+                let client = PostgresClient(configuration: parts.settings, backgroundLogger: PostgresOperations.logger)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await client.run() }
+                    var listened = false
+                    while !Task.isCancelled {
+                        listened = await Self.listen(parts, on: client, again: listened)
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                    group.cancelAll()
                 }
             }
         }
     }
 
+    /// Stops listening when nobody subscribes any more (the broadcaster's last subscriber left);
+    /// the listener's connection closes with it.
+    private func stopWatching(_ broadcaster: CommitBroadcaster) {
+        listener.withLock { task in
+            guard broadcaster.subscriberCount == 0 else { return }
+            task?.cancel()
+            task = nil
+        }
+    }
+
+    /// The listener's client: the store's connection settings, one connection.
+    private var listenerSettings: PostgresClient.Configuration {
+        var settings = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: configuration.tls)
+        settings.options.maximumConnections = 1
+        settings.options.minimumConnections = 0
+        settings.options.connectTimeout = configuration.connectTimeout
+        // Named, so an operator (or a test) can tell it in pg_stat_activity.
+        settings.options.additionalStartupParameters = [("application_name", listenerName)]
+        if let schema = configuration.schema {
+            settings.options.additionalStartupParameters.append(("search_path", SQLDialect.postgres.quote(schema)))
+        }
+        return settings
+    }
+
+    /// The listener connection's `application_name`.
+    var listenerName: String { "depot listener \(identity.prefix(8))" }
+
+    /// Whether the listener runs (it does while anyone observes).
+    var isWatching: Bool { listener.withLock { $0 != nil } }
+
     private struct ListenerParts: Sendable {
-        let client: PostgresClient
+        let settings: PostgresClient.Configuration
         let identity: String
         let broadcaster: CommitBroadcaster
         let flag: ListeningFlag
     }
 
     /// Listens on the channel until the connection is lost, publishing other stores' commits to
-    /// this store's schema.
-    private static func listen(_ parts: ListenerParts) async throws {
-        try await parts.client.withConnection { connection in
+    /// this store's schema; `again` when an earlier `LISTEN` of this listener was in force.
+    /// Returns whether `LISTEN` came into force.
+    private static func listen(_ parts: ListenerParts, on client: PostgresClient, again: Bool) async -> Bool {
+        let listened = Mutex(again)
+        try? await client.withConnection { connection in
             var schema = ""
             let rows = try await connection.query(
                 PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
@@ -319,6 +386,10 @@ public final class PostgresEngine: SQLEngine {
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
                 parts.flag.value.withLock { $0 = true }
                 defer { parts.flag.value.withLock { $0 = false } }
+                // Commits made while the connection was lost were not announced here: every
+                // observer reads again once.
+                if again { parts.broadcaster.publish(.anythingMayHaveChanged) }
+                listened.withLock { $0 = true }
                 for try await notification in notifications {
                     // schema, writing store (empty outside Depot), table: commits to this schema
                     // by anyone but this store.
@@ -329,6 +400,7 @@ public final class PostgresEngine: SQLEngine {
                 }
             }
         }
+        return listened.withLock { $0 }
     }
 
     /// Waits until commits of other stores are being received (the listener's `LISTEN` is in

@@ -150,13 +150,7 @@ public struct PostgresEngineConnection: SQLConnection {
             for parameter in plan.parameters {
                 switch parameter {
                 case .column(let position, let type):
-                    binds.append(
-                        PostgresArrayParameter(
-                            values: values, width: width, position: position, type: type, folded: false))
-                case .folded(let position):
-                    binds.append(
-                        PostgresArrayParameter(
-                            values: values, width: width, position: position, type: .text, folded: true))
+                    binds.append(PostgresArrayParameter(values: values, width: width, position: position, type: type))
                 }
             }
             do {

@@ -17,9 +17,15 @@ import PostgresNIO
 ///
 /// Tables are created on first use with native types (`boolean`, `bigint`, `double precision`,
 /// `numeric`, `text`, `bytea`, `timestamptz`, `uuid`, `jsonb`) and checked against the entity
-/// when they exist. Text compares by code point (`COLLATE "C"`), as on every store. For
-/// case-insensitive matching each text column has a folded copy, `"name#folded"`, that Depot
-/// writes with the column (PostgreSQL has no function equal to `TextFolding.fold(_:)`).
+/// when they exist. Text compares by code point (`COLLATE "C"`), as on every store.
+/// Case-insensitive matching folds in the server, with the function `depot_fold` that Depot
+/// installs, built from the same Unicode table as `TextFolding.fold(_:)`: rows written by any
+/// client (psql, another service) match exactly as on the other stores.
+///
+/// Depot installs its functions (`depot_fold`, `depot_distance`, `depot_announce_commit`) when the
+/// store is first used and they are missing or outdated; otherwise reads never write, so a
+/// read-only role or a replica can read a database Depot has set up. A role that may not create
+/// them where they are missing gets an error that says so.
 ///
 /// Writes of many rows bind one array per column (`INSERT … SELECT * FROM UNNEST(…)`), thousands
 /// of rows per statement. Transactions run on one pooled connection; a store serializes its
@@ -79,7 +85,7 @@ extension SQLStore where Engine == PostgresEngine {
 
     /// Waits until commits of other stores are being received (the listener's `LISTEN` is in
     /// force), for at most `timeout`; returns whether they are.
-    func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
+    func waitUntilListening(timeout: Duration = .seconds(90)) async -> Bool {
         await engine.waitUntilListening(timeout: timeout)
     }
 }

@@ -43,8 +43,6 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
     let position: Int
     /// The storage type of the column; decimals and JSON travel as text.
     let type: ColumnType
-    /// Whether to send the case-folded text instead of the value.
-    let folded: Bool
 
     var elementType: PostgresDataType {
         switch type {
@@ -101,11 +99,7 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
             let lengthIndex = buffer.writerIndex
             buffer.writeInteger(Int32(0))
             let start = buffer.writerIndex
-            switch (value, folded) {
-            case (.text(let text), true): buffer.writeString(TextFolding.fold(text))
-            case (.decimal(let decimal), _): buffer.writeString(decimal.description)
-            default: PostgresWire.write(value, into: &buffer)
-            }
+            PostgresWire.write(value, into: &buffer)
             buffer.setInteger(Int32(buffer.writerIndex - start), at: lengthIndex)
         }
     }

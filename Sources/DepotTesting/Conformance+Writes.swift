@@ -117,7 +117,7 @@ extension StoreConformance {
             await #expect(throws: DepotError.self) { try await airports.insert(TestAirport.sample[0]) }
             try await store.repository(Reading.self).insert(Reading(station: "x", sequence: 1, value: nil))
             var seen: [Set<String>] = []
-            for await commit in commits {
+            for await commit in commits where !commit.mayHaveChangedAnything {
                 seen.append(commit.tables)
                 if seen.count == 2 { break }
             }

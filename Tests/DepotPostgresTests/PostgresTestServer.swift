@@ -1,5 +1,6 @@
 import Depot
 import DepotPostgres
+import DepotSQL
 import DepotTestSupport
 import DepotTesting
 import Foundation
@@ -28,7 +29,8 @@ enum PostgresTestServer {
 }
 
 extension PostgresTestServer {
-    /// Runs `sql` on its own connection (outside any store) in `schema`; every cell as text.
+    /// Runs the statements of `sql` on its own connection (outside any store) in `schema`, one after
+    /// another; the last one's rows, every cell as text.
     static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {
         let configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         let connection = try await PostgresConnection.connect(
@@ -44,11 +46,15 @@ extension PostgresTestServer {
                     PostgresQuery(unsafeSQL: "SET search_path TO \"\(schema)\""), logger: Logger(label: "depot.tests")
                 ).collect()
             }
+            // One statement at a time (the extended protocol runs one), in order, on one session.
             var result: [[String?]] = []
-            for try await row in try await connection.query(
-                PostgresQuery(unsafeSQL: sql), logger: Logger(label: "depot.tests"))
-            {
-                result.append(row.map { cell in cell.bytes.map { String(buffer: $0) } })
+            for statement in SQLScript.statements(sql) {
+                result = []
+                for try await row in try await connection.query(
+                    PostgresQuery(unsafeSQL: statement), logger: Logger(label: "depot.tests"))
+                {
+                    result.append(row.map { cell in cell.bytes.map { String(buffer: $0) } })
+                }
             }
             try await connection.close()
             return result

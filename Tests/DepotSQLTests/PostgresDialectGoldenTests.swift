@@ -13,16 +13,27 @@ struct PostgresDialectGoldenTests {
         SelectQuery(table: table, predicate: predicate.node, ordering: [], limit: nil, offset: nil)
     }
 
-    @Test("case-insensitive operators read the folded copy of the column, with the needle folded")
+    @Test("case-insensitive operators fold the column in the server, with the needle folded")
     func folded() {
         let statement = postgres.select(query(.contains(\.name, "STRASSE", .caseInsensitive)))
-        #expect(statement.sql.contains("WHERE strpos(\"name#folded\", $1) > 0"))
+        #expect(statement.sql.contains("WHERE strpos(depot_fold(\"name\"), $1) > 0"))
         #expect(statement.arguments == [.text("strasse")])
-        #expect(
-            SQLDialect.postgres.foldedColumns(table) == [
-                "icao#folded", "iata#folded", "name#folded", "city#folded", "country#folded",
-            ])
-        #expect(SQLDialect.sqlite.foldedColumns(table).isEmpty)
+    }
+
+    @Test("depot_fold is one inlinable SQL expression: ASCII lowered in C, then F replaces, one translate, NFC")
+    func foldFunction() {
+        let function = SQLRenderer.postgresFoldFunction
+        #expect(function.hasPrefix("CREATE OR REPLACE FUNCTION depot_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE"))
+        #expect(function.contains("CASE WHEN octet_length(t) = char_length(t) THEN lower(t COLLATE \"C\")"))
+        #expect(!function.contains("STRICT"))  // a strict SQL function with a CASE body is not inlined
+        let several = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count > 1 }.count
+        #expect(function.components(separatedBy: "replace(").count - 1 == several)
+        #expect(function.components(separatedBy: "translate(").count - 1 == 1)
+        #expect(function.contains("replace(normalize(t, NFC), 'ß', 'ss')"))
+        let setup = SQLRenderer.postgresSetup(schema: nil).map(\.sql)
+        #expect(setup.contains(function))
+        #expect(setup.contains("COMMENT ON FUNCTION depot_fold(text) IS '\(SQLRenderer.postgresSetupVersion)'"))
+        #expect(SQLRenderer.postgresSetupCheck.arguments == [.text(SQLRenderer.postgresSetupVersion)])
     }
 
     @Test("long IN lists bind one array literal, read by a hashed unnest subquery; quotes and backslashes escaped")
@@ -39,19 +50,19 @@ struct PostgresDialectGoldenTests {
         #expect(literal.hasSuffix(",\"a\\\"b\\\\c\"}"))
     }
 
-    @Test("insert and upsert bind one array per column, folded copies included")
+    @Test("insert and upsert bind one array per column, and nothing else")
     func arrayInsert() {
         let insert = postgres.arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .insert)
         #expect(
             insert.sql
-                == "INSERT INTO \"readings\" (\"station\", \"sequence\", \"value\", \"station#folded\") SELECT * FROM "
-                + "UNNEST(CAST($1 AS text[]), CAST($2 AS bigint[]), CAST($3 AS double precision[]), CAST($4 AS text[]))"
+                == "INSERT INTO \"readings\" (\"station\", \"sequence\", \"value\") SELECT * FROM "
+                + "UNNEST(CAST($1 AS text[]), CAST($2 AS bigint[]), CAST($3 AS double precision[]))"
         )
         #expect(
             insert.parameters == [
                 .column(position: 0, type: .text), .column(position: 1, type: .integer),
-                .column(position: 2, type: .double), .folded(position: 0),
+                .column(position: 2, type: .double),
             ])
         let upsert = postgres.arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .upsert)
@@ -67,8 +78,8 @@ struct PostgresDialectGoldenTests {
         let update = postgres.arrayWrite(into: table, columns: ["icao", "name"], mode: .update)
         #expect(
             update.sql
-                == "UPDATE \"airports\" SET \"name\" = u.c2, \"name#folded\" = u.c3 FROM UNNEST(CAST($1 AS text[]), "
-                + "CAST($2 AS text[]), CAST($3 AS text[])) AS u(c1, c2, c3) "
+                == "UPDATE \"airports\" SET \"name\" = u.c2 FROM UNNEST(CAST($1 AS text[]), "
+                + "CAST($2 AS text[])) AS u(c1, c2) "
                 + "WHERE \"airports\".\"icao\" = u.c1")
     }
 }

@@ -79,14 +79,15 @@ struct StoreStatementGoldenTests {
         #expect(SQLDialect.postgres.catalogTypeName(.date) == "timestamp with time zone")
     }
 
-    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's two functions")
+    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's three functions, marked")
     func postgresSetup() {
         let setup = SQLRenderer.postgresSetup(schema: "scratch").map(\.sql)
-        #expect(setup.count == 4)
+        #expect(setup.count == 8)
         #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001)")
         #expect(setup[1] == "CREATE SCHEMA IF NOT EXISTS \"scratch\"")
+        #expect(setup[2] == SQLRenderer.postgresFoldFunction)
         #expect(
-            setup[2]
+            setup[3]
                 == "CREATE OR REPLACE FUNCTION depot_distance(lat1 double precision, lon1 double precision, "
                 + "lat2 double precision, lon2 double precision) RETURNS double precision LANGUAGE sql IMMUTABLE "
                 + "STRICT PARALLEL SAFE AS $$ SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
@@ -95,8 +96,22 @@ struct StoreStatementGoldenTests {
                 + "+ cos(lat1 * (pi() / 180.0::float8)) * cos(lat2 * (pi() / 180.0::float8)) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$")
-        #expect(setup[3].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
-        #expect(SQLRenderer.postgresSetup(schema: nil).count == 3)
+        #expect(setup[4].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
+        let version = SQLRenderer.postgresSetupVersion
+        #expect(
+            Array(setup[5...]) == [
+                "COMMENT ON FUNCTION depot_fold(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_distance(double precision, double precision, double precision, "
+                    + "double precision) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_announce_commit() IS '\(version)'",
+            ])
+        #expect(SQLRenderer.postgresSetup(schema: nil).count == 7)
+        #expect(
+            SQLRenderer.postgresSetupCheck.sql
+                == "SELECT count(*) FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid "
+                + "AND proname IN ('depot_fold', 'depot_distance', 'depot_announce_commit') "
+                + "AND obj_description(oid, 'pg_proc') = $1")
+        #expect(SQLRenderer.postgresSetupFunctionCount == 3)
         #expect(
             SQLRenderer.postgresMarkWriter("id")
                 == SQLStatement(sql: "SELECT set_config('depot.writer', $1, true)", arguments: [.text("id")]))

@@ -51,6 +51,21 @@ public enum PostgresEnvironment {
         return base + (base.contains("?") ? "&" : "?") + "schema=" + scratchSchemaName()
     }
 
+    /// The role `.ci/postgres start` creates that may log in and nothing more: tests grant it what
+    /// they want a read-only client to have.
+    public static let readerRole = "depot_reader"
+
+    /// `DEPOT_POSTGRES_READER_URL` (the URL of ``readerRole``, as `.ci/postgres start` prints it),
+    /// or an error saying how to get it.
+    public static func requireReaderURL() throws -> String {
+        guard let url = environment["DEPOT_POSTGRES_READER_URL"] else {
+            throw PostgresEnvironmentError(
+                message: "DEPOT_POSTGRES_READER_URL is not set: start the server with `.ci/postgres start`, which "
+                    + "creates the role \(readerRole) and prints its URL")
+        }
+        return url + (url.contains("?") ? "&" : "?") + "connect_timeout=60"
+    }
+
     /// A new schema name for one test's tables (`test_<uuid>`).
     public static func scratchSchemaName() -> String {
         "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

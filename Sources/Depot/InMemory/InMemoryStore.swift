@@ -49,9 +49,10 @@ public final class InMemoryStore: Store, MigrationTransactions {
         try await withMigrationSession { writer in try await body(writer) }
     }
 
-    /// ``transaction(_:)`` with the writer's own type (what migrations run on).
+    /// ``transaction(_:)`` with the writer's own type (what migrations run on). Nothing is rebuilt
+    /// in memory, so `rebuildsTables` changes nothing.
     package func withMigrationSession<T: Sendable>(
-        _ body: @Sendable (InMemoryWriter) async throws -> T
+        rebuildsTables: Bool, _ body: @Sendable (InMemoryWriter) async throws -> T
     ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
         return try await writeLock.withLock { try await runTransaction(body) }

@@ -83,8 +83,7 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// ```swift
     /// Migration("1 airports", [.createTable(Airport.self)])
     /// // SQLite:     CREATE TABLE IF NOT EXISTS "airports" ("icao" TEXT NOT NULL, …, PRIMARY KEY ("icao"))
-    /// // PostgreSQL: CREATE TABLE IF NOT EXISTS "airports" ("icao" text NOT NULL, …, "icao#folded" text, …,
-    /// //             PRIMARY KEY ("icao"))
+    /// // PostgreSQL: CREATE TABLE IF NOT EXISTS "airports" ("icao" text NOT NULL, …, PRIMARY KEY ("icao"))
     /// ```
     ///
     /// The table is the schema's as the step runs: declare a frozen copy of the entity

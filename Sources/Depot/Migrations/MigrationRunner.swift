@@ -18,7 +18,20 @@ package protocol MigrationSession: Sendable {
 package protocol MigrationTransactions: Sendable {
     associatedtype Session: MigrationSession
     /// Runs `body` in one transaction of the store, with the session on it.
-    func withMigrationSession<T: Sendable>(_ body: @Sendable (Session) async throws -> T) async throws -> T
+    ///
+    /// `rebuildsTables` says the transaction may rebuild tables (a column's type changes): a store
+    /// whose engine rebuilds a table by dropping it (SQLite) must keep the drop from acting on other
+    /// tables, and check before committing that every reference still holds.
+    func withMigrationSession<T: Sendable>(
+        rebuildsTables: Bool, _ body: @Sendable (Session) async throws -> T
+    ) async throws -> T
+}
+
+extension MigrationTransactions {
+    /// Runs `body` in one transaction of the store that rebuilds no table.
+    func withMigrationSession<T: Sendable>(_ body: @Sendable (Session) async throws -> T) async throws -> T {
+        try await withMigrationSession(rebuildsTables: false, body)
+    }
 }
 
 /// Runs ``Migrations`` on any store that gives a ``MigrationSession``: the order, the ledger
@@ -75,8 +88,12 @@ package enum MigrationRunner {
     static func run(
         _ step: Migration, version: Int, up: Bool, migrations: Migrations, on store: some MigrationTransactions
     ) async throws -> Bool {
+        let operations = up ? step.operations : (step.downOperations ?? [])
+        let rebuildsTables = operations.contains {
+            if case .alterColumn = $0.action { true } else { false }
+        }
         do {
-            return try await store.withMigrationSession { session in
+            return try await store.withMigrationSession(rebuildsTables: rebuildsTables) { session in
                 try await session.lockForMigration()
                 let rows = try await session.readLedger()
                 try check(rows, against: migrations)

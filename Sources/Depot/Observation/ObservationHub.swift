@@ -7,10 +7,13 @@ final class ObservationHub: Sendable {
 
     private struct Shared {
         var generation: Int
+        var epoch: Int
         var task: Task<[Row], any Error>
     }
     private struct State {
         var generations: [String: Int] = [:]
+        /// Moves when any table may have changed (``StoreCommit/mayHaveChangedAnything``).
+        var epoch = 0
         var signals: [ObjectIdentifier: (tables: Set<String>, signal: CommitSignal)] = [:]
         var shared: [SelectQuery: Shared] = [:]
         var observers: [SelectQuery: Int] = [:]
@@ -58,7 +61,8 @@ final class ObservationHub: Sendable {
     private func received(_ commit: StoreCommit) {
         let woken = state.withLock { state -> [CommitSignal] in
             for table in commit.tables { state.generations[table, default: 0] += 1 }
-            return state.signals.values.filter { !commit.tables.isDisjoint(with: $0.tables) }.map(\.signal)
+            if commit.mayHaveChangedAnything { state.epoch += 1 }
+            return state.signals.values.filter { commit.mayHaveChanged(anyOf: $0.tables) }.map(\.signal)
         }
         for signal in woken { signal.bump() }
     }
@@ -107,14 +111,17 @@ final class ObservationHub: Sendable {
         let task = state.withLock { state -> Task<[Row], any Error> in
             // Any table the query reads (subqueries too) moves its generation.
             let generation = query.tables.reduce(0) { $0 + state.generations[$1.name, default: 0] }
-            if let shared = state.shared[query], shared.generation == generation { return shared.task }
+            let epoch = state.epoch
+            if let shared = state.shared[query], shared.generation == generation, shared.epoch == epoch {
+                return shared.task
+            }
             let requeries = requeries
             let task = Task { () throws -> [Row] in
                 try await requeries.lock()
                 defer { requeries.unlock() }
                 return try await store.fetch(query) { $0 }
             }
-            state.shared[query] = Shared(generation: generation, task: task)
+            state.shared[query] = Shared(generation: generation, epoch: epoch, task: task)
             return task
         }
         return try await task.value

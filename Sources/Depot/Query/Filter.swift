@@ -63,7 +63,7 @@ public struct Filter<Root: Entity>: Sendable {
     /// ```swift
     /// let named = try await airports.fetch(where: .contains(\.name, "são", .caseInsensitive))
     /// // SQLite:     WHERE instr(depot_fold("name"), ?) > 0
-    /// // PostgreSQL: WHERE strpos("name#folded", $1) > 0
+    /// // PostgreSQL: WHERE strpos(depot_fold("name"), $1) > 0
     /// // (case-sensitive: instr("name", ?) > 0 and strpos("name", $1) > 0)
     /// ```
     public static func contains(
@@ -94,7 +94,7 @@ public struct Filter<Root: Entity>: Sendable {
     /// ```swift
     /// let fields = try await airports.fetch(where: .hasSuffix(\.name, "field", .caseInsensitive))
     /// // SQLite:     WHERE substr(depot_fold("name"), length(depot_fold("name")) - length(?) + 1) = ?
-    /// // PostgreSQL: WHERE right("name#folded", length($1)) = $2
+    /// // PostgreSQL: WHERE right(depot_fold("name"), length($1)) = $2
     /// ```
     public static func hasSuffix(
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ suffix: String,

@@ -110,12 +110,37 @@ public indirect enum PredicateNode: Sendable, Hashable {
     ///   (or the key path that is not a column).
     public func validate(against table: TableDescription) throws {
         for name in columns { _ = try table.requireColumn(name) }
+        try refuseNotANumber(table: table.name)
         try validateSubqueries()
+    }
+
+    /// Refuses a comparison with NaN: Depot stores no NaN, and the engines disagree on what such
+    /// a comparison matches (PostgreSQL orders NaN above every number, IEEE matches nothing).
+    func refuseNotANumber(table: String) throws {
+        var compared: String?
+        switch self {
+        case .compare(let column, _, let value) where value.isNotANumber: compared = column
+        case .isIn(let column, let values) where values.contains(where: \.isNotANumber): compared = column
+        case .and(let nodes), .or(let nodes):
+            for node in nodes { try node.refuseNotANumber(table: table) }
+        case .not(let node):
+            try node.refuseNotANumber(table: table)
+        default:
+            break
+        }
+        if let column = compared {
+            throw DepotError(
+                .invalidQuery,
+                "a filter compares column \(column) of \(table) with NaN; Depot stores no NaN, so the comparison "
+                    + "can match nothing (use a finite bound, or .isNull for a missing value)",
+                table: table, column: column)
+        }
     }
 
     /// Checks the columns of every subquery against its table.
     func validateSubqueries() throws {
         for subquery in subqueries {
+            try subquery.predicate?.refuseNotANumber(table: subquery.table.name)
             _ = try subquery.table.requireColumn(subquery.column)
             for name in subquery.predicate?.columns ?? [] { _ = try subquery.table.requireColumn(name) }
             try subquery.predicate?.validateSubqueries()

@@ -97,6 +97,7 @@ public struct SelectQuery: Sendable, Hashable {
             }
         }
         for name in names { _ = try table.requireColumn(name) }
+        try predicate?.refuseNotANumber(table: table.name)
         try predicate?.validateSubqueries()
         if let limit, limit < 0 {
             throw DepotError(.invalidQuery, "limit must not be negative (got \(limit))", table: table.name)

@@ -5,7 +5,7 @@ extension Repository {
     /// ```swift
     /// try await airports.insert([oslo, bergen])
     /// // SQLite:     INSERT INTO "airports" ("icao", …) VALUES (?, …)  -- prepared once, run per row
-    /// // PostgreSQL: INSERT INTO "airports" ("icao", …, "icao#folded", …)
+    /// // PostgreSQL: INSERT INTO "airports" ("icao", …)
     /// //             SELECT * FROM UNNEST(CAST($1 AS text[]), …)    -- one array per column
     /// ```
     ///

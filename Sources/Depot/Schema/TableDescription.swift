@@ -99,13 +99,24 @@ public struct TableDescription: Sendable, Hashable {
                     .invalidQuery, "a write to \(name) names column '\(column)' twice", table: name, column: column)
             }
         }
-        return try primaryKey.map { key throws(DepotError) -> Int in
+        let keys = try primaryKey.map { key throws(DepotError) -> Int in
             guard let position = columns.firstIndex(of: key) else {
                 throw DepotError(
                     .missingColumns, "a write to \(name) lacks key column '\(key)'", table: name, column: key)
             }
             return position
         }
+        if let index = rows.values.firstIndex(where: \.isNotANumber) {
+            let column = columns[index % columns.count]
+            let row = index / columns.count * columns.count
+            let key = Self.describeKey(keys.map { rows.values[row + $0] })
+            throw DepotError(
+                .encodingFailed,
+                "column \(column) of \(name) row \(key) holds NaN, which Depot does not store: the stores "
+                    + "would compare and order it differently (store nil for a missing value)",
+                table: name, column: column)
+        }
+        return keys
     }
 
     /// Whether writing `rows` in `mode` changes nothing: no rows, or an update that assigns only

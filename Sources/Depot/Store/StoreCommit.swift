@@ -2,7 +2,35 @@
 public struct StoreCommit: Sendable, Hashable {
     /// The tables the transaction wrote to.
     public var tables: Set<String>
+    /// Whether any table may have changed: commits may have gone unannounced (a store's listener
+    /// reconnected after losing its connection), so every observer reads its query again once.
+    public var mayHaveChangedAnything: Bool
 
     /// A notice of a commit that wrote to `tables` (table names, as in ``TableDescription/name``).
-    public init(tables: Set<String>) { self.tables = tables }
+    public init(tables: Set<String>) {
+        self.tables = tables
+        self.mayHaveChangedAnything = false
+    }
+
+    /// A notice that any table may have changed, unannounced: every observer reads again once.
+    ///
+    /// ```swift
+    /// // a listener that lost its connection, once it listens again:
+    /// broadcaster.publish(.anythingMayHaveChanged)
+    /// ```
+    public static let anythingMayHaveChanged: StoreCommit = {
+        var commit = StoreCommit(tables: [])
+        commit.mayHaveChangedAnything = true
+        return commit
+    }()
+
+    /// Whether this commit may have changed `table`.
+    public func mayHaveChanged(_ table: String) -> Bool {
+        mayHaveChangedAnything || tables.contains(table)
+    }
+
+    /// Whether this commit may have changed any of `tables`.
+    public func mayHaveChanged(anyOf tables: Set<String>) -> Bool {
+        mayHaveChangedAnything || !self.tables.isDisjoint(with: tables)
+    }
 }

@@ -146,8 +146,9 @@ extension UInt32: _StorableInteger {}
 extension Double: StorableValue {
     /// ``ColumnType/double``.
     public static var columnType: ColumnType { .double }
-    /// ``StoredValue/double(_:)``.
-    @inlinable public var storedValue: StoredValue { .double(self) }
+    /// ``StoredValue/double(_:)``; −0.0 is stored as 0.0, as SQLite stores it, so that every store
+    /// holds and orders it alike.
+    @inlinable public var storedValue: StoredValue { .double(self + 0.0) }  // -0.0 + 0.0 == +0.0
     /// Accepts a double, or an integer (converted, rounding beyond 2^53); throws for anything else.
     @inlinable public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {
@@ -161,8 +162,8 @@ extension Double: StorableValue {
 extension Float: StorableValue {
     /// ``ColumnType/double``: a `Float` is stored widened to 64 bits.
     public static var columnType: ColumnType { .double }
-    /// The value widened to ``StoredValue/double(_:)``.
-    public var storedValue: StoredValue { .double(Double(self)) }
+    /// The value widened to ``StoredValue/double(_:)``; −0.0 is stored as 0.0.
+    public var storedValue: StoredValue { .double(Double(self) + 0.0) }
     /// Accepts a double or an integer, rounded to the nearest `Float`; throws for anything else.
     public init(storedValue: StoredValue) throws(StoredValueMismatch) {
         switch storedValue {

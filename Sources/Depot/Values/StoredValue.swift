@@ -34,6 +34,16 @@ public enum StoredValue: Sendable {
         return false
     }
 
+    /// Whether this is a double or a decimal that is not a number (NaN), which Depot refuses to
+    /// store or compare with: the engines store, compare and order NaN differently.
+    public var isNotANumber: Bool {
+        switch self {
+        case .double(let number): number.isNaN
+        case .decimal(let decimal): decimal.isNaN
+        default: false
+        }
+    }
+
     /// The kind and a short excerpt of the value, for messages that may show data
     /// (decoding errors show what was found).
     public var excerpt: String {

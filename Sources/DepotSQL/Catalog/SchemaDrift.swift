@@ -4,15 +4,11 @@ import Depot
 /// "differs" for every SQL store.
 package enum SchemaDrift {
     /// Throws `.schemaMismatch` listing every difference (column, expected, found) between
-    /// `stored` and the columns `table` needs in `dialect` (its own and the dialect's folded
-    /// copies), and between the stored primary key and the declared one.
+    /// `stored` and the columns of `table`, and between the stored primary key and the declared
+    /// one. Folded copies an earlier Depot kept on PostgreSQL are not differences.
     package static func verify(_ table: TableDescription, stored: [CatalogColumn], dialect: SQLDialect) throws {
-        let expected =
-            table.columns
-            + dialect.foldedColumns(table).map {
-                TableDescription.ColumnDescription(name: $0, type: .text, isNullable: true)
-            }
-        let columns = stored.map {
+        let expected = table.columns
+        let columns = stored.filter { !isLegacyFoldedCopy($0.name, in: stored) }.map {
             SchemaComparison.StoredColumn(
                 name: $0.name, type: $0.type, isNullable: !$0.isNotNull, hasDefault: $0.defaultSQL != nil)
         }
@@ -20,5 +16,13 @@ package enum SchemaDrift {
         let differences = SchemaComparison.differences(
             table, expected: expected, stored: columns, primaryKey: primaryKey, typeName: dialect.catalogTypeName)
         if let error = SchemaComparison.mismatch(table, differences) { throw error }
+    }
+
+    /// Whether `name` is the folded copy of another of `columns` that an earlier Depot kept on
+    /// PostgreSQL (``SQLDialect/legacyFoldedColumn(_:)``), nullable text that nothing reads.
+    package static func isLegacyFoldedCopy(_ name: String, in columns: [CatalogColumn]) -> Bool {
+        name.hasSuffix(SQLDialect.legacyFoldedColumn(""))
+            && columns.contains { SQLDialect.legacyFoldedColumn($0.name) == name && $0.name != name }
+            && columns.contains { $0.name == name && !$0.isNotNull }
     }
 }

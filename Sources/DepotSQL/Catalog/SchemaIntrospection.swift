@@ -46,7 +46,7 @@ extension SQLStore {
             for name in try await session.texts(renderer.catalogTables).compactMap({ $0.first ?? nil }) {
                 var table = IntrospectedSchema.Table(name: name, columns: [], primaryKey: [], indexes: [])
                 let columns = try await session.connection.catalogColumns(of: name, renderer)
-                for column in columns where !column.name.hasSuffix(SQLDialect.foldedColumn("")) {
+                for column in columns where !SchemaDrift.isLegacyFoldedCopy(column.name, in: columns) {
                     table.columns.append(
                         .init(
                             name: column.name, type: renderer.dialect.depotTypeName(fromCatalog: column.type),

@@ -11,6 +11,10 @@ extension SQLMigrator {
         switch operation.action {
         case .createTable(let table):
             try await session.execute(SQLRenderer(dialect: dialect).createTable(table))
+            if dialect == .postgres {
+                // Its commits are announced from the start, whoever writes them.
+                try await session.execute(SQLRenderer.postgresAnnounceTrigger(for: table.name))
+            }
         case .dropTable(let table):
             try await session.execute("DROP TABLE \(q(table))")
         case .renameTable(let from, let to):
@@ -30,28 +34,14 @@ extension SQLMigrator {
             if let value, !value.isNull { sql += " DEFAULT " + (try literal(value, dialect)) }
             if !column.isNullable { sql += " NOT NULL" }
             try await session.execute(sql)
-            if dialect == .postgres && column.type == .text {
-                var folded = "ALTER TABLE \(q(table)) ADD COLUMN \(q(SQLDialect.foldedColumn(column.name))) text"
-                if case .text(let text) = value {
-                    folded += " DEFAULT " + (try literal(.text(TextFolding.fold(text)), dialect))
-                }
-                try await session.execute(folded)
-            }
         case .dropColumn(let table, let column):
             try await requireColumns(present: [column], in: table, session)
             try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
-            if dialect == .postgres {
-                try await session.execute(
-                    "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.foldedColumn(column)))")
-            }
+            try await dropLegacyFoldedCopy(of: column, in: table, session)
         case .renameColumn(let table, let from, let to):
-            let stored = try await requireColumns(present: [from], absent: [to], in: table, session)
+            try await requireColumns(present: [from], absent: [to], in: table, session)
             try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
-            if dialect == .postgres, stored.contains(SQLDialect.foldedColumn(from)) {
-                try await session.execute(
-                    "ALTER TABLE \(q(table)) RENAME COLUMN \(q(SQLDialect.foldedColumn(from))) TO "
-                        + q(SQLDialect.foldedColumn(to)))
-            }
+            try await dropLegacyFoldedCopy(of: from, in: table, session)
         case .alterColumn(let table, let column):
             try await alterColumn(table, column, session)
         case .createIndex(let index):
@@ -142,46 +132,56 @@ extension SQLMigrator {
             try await session.execute("ALTER TABLE \(q(table)) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
             try await session.execute(
                 "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) \(column.isNullable ? "DROP" : "SET") NOT NULL")
-            let folded = SQLDialect.foldedColumn(column.name)
-            let hasFolded = stored.contains { $0.name == folded }
-            if column.type == .text && !hasFolded {
-                try await session.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(folded)) text")
-                try await refold(table, column.name, session)
-            } else if column.type != .text && hasFolded {
-                try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(folded))")
-            }
+            try await dropLegacyFoldedCopy(of: column.name, in: table, session)
         case .sqlite:
-            let indexes = try await session.texts(
-                SQLStatement(
-                    sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                    arguments: [.text(table)])
-            ).compactMap { $0.first ?? nil }
-            let rebuilt = table + "#rebuild"
-            var parts = stored.map { existing -> String in
-                if existing.name == column.name {
-                    return q(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
-                }
-                return q(existing.name) + " " + existing.type
-                    + (existing.defaultSQL.map { " DEFAULT " + $0 } ?? "") + (existing.isNotNull ? " NOT NULL" : "")
-            }
-            let key = stored.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }.map { q($0.name) }
-            if !key.isEmpty { parts.append("PRIMARY KEY (" + key.joined(separator: ", ") + ")") }
-            try await session.execute("CREATE TABLE \(q(rebuilt)) (" + parts.joined(separator: ", ") + ")")
-            let names = stored.map { q($0.name) }.joined(separator: ", ")
-            let values = stored.map { existing in
-                existing.name == column.name ? sqliteCast(q(existing.name), to: column.type) : q(existing.name)
-            }.joined(separator: ", ")
-            try await session.execute("INSERT INTO \(q(rebuilt)) (\(names)) SELECT \(values) FROM \(q(table))")
-            try await session.execute("DROP TABLE \(q(table))")
-            try await session.execute("ALTER TABLE \(q(rebuilt)) RENAME TO \(q(table))")
-            for index in indexes { try await session.execute(index) }
-            let broken = try await session.texts(
-                SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check(?)", arguments: [.text(table)]))
-            if let count = broken.first?.first ?? nil, count != "0" {
-                throw DepotError(
-                    .migration, "rebuilding '\(table)' broke \(count) foreign key reference(s)", table: table)
-            }
+            try await rebuildSQLiteTable(table, changing: column, stored: stored, session)
         }
+    }
+
+    /// Changes `column` of SQLite table `table` by SQLite's own procedure for changes `ALTER TABLE`
+    /// cannot make (sqlite.org/lang_altertable.html, "other kinds of table schema changes"): a new
+    /// table from the stored definition with only that column's type and nullability changed
+    /// (`UNIQUE`, `CHECK`, `COLLATE`, `REFERENCES`, `DEFAULT` and table constraints kept), the rows
+    /// copied, the old table dropped, the new one renamed, its indexes and triggers created again.
+    /// The step runs with foreign keys suspended (see `withMigrationSession(rebuildsTables:_:)`), so
+    /// the drop deletes nothing in other tables, and fails before committing if a reference broke.
+    static func rebuildSQLiteTable(
+        _ table: String, changing column: TableDescription.ColumnDescription, stored: [CatalogColumn],
+        _ session: any SQLMigrationSession
+    ) async throws {
+        let dialect = session.dialect
+        let q = dialect.quote
+        let entries = try await session.texts(
+            SQLStatement(
+                sql: "SELECT type, sql FROM sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
+                arguments: [.text(table)]))
+        guard let created = entries.first(where: { $0.first == "table" })?.last ?? nil else {
+            throw DepotError(.migration, "table '\(table)' has no definition in sqlite_schema", table: table)
+        }
+        // Automatic indexes (behind UNIQUE and PRIMARY KEY) have no SQL: the definition recreates them.
+        let dependents = entries.filter { $0.first == "index" || $0.first == "trigger" }.compactMap { $0.last ?? nil }
+        var definition = try SQLiteTableDefinition(created, table: table)
+        try definition.alter(
+            column: column.name, typeName: dialect.typeName(column.type), notNull: !column.isNullable)
+        let rebuilt = table + "#rebuild"
+        try await session.execute(definition.sql(named: q(rebuilt)))
+        let names = stored.map { q($0.name) }.joined(separator: ", ")
+        let values = stored.map { existing in
+            existing.name == column.name ? sqliteCast(q(existing.name), to: column.type) : q(existing.name)
+        }.joined(separator: ", ")
+        try await session.execute("INSERT INTO \(q(rebuilt)) (\(names)) SELECT \(values) FROM \(q(table))")
+        try await session.execute("DROP TABLE \(q(table))")
+        // The legacy rename leaves views and triggers that name the table alone: they name it again
+        // once the new table has its name.
+        try await session.execute("PRAGMA legacy_alter_table = ON")
+        do {
+            try await session.execute("ALTER TABLE \(q(rebuilt)) RENAME TO \(q(table))")
+        } catch {
+            try? await session.execute("PRAGMA legacy_alter_table = OFF")
+            throw error
+        }
+        try await session.execute("PRAGMA legacy_alter_table = OFF")
+        for statement in dependents { try await session.execute(SQLStatement(sql: statement)) }
     }
 
     static func sqliteCast(_ expression: String, to type: ColumnType) -> String {
@@ -240,25 +240,14 @@ extension SQLMigrator {
         }
     }
 
-    /// Fills PostgreSQL's folded copy of a text column, folded in Swift as every write does: the
-    /// distinct values travel 5,000 at a time as two arrays (raw, folded) joined in one `UPDATE`.
-    static func refold(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws {
+    /// Drops the folded copy of `column` an earlier Depot kept on PostgreSQL, if `table` has one
+    /// (``SQLDialect/legacyFoldedColumn(_:)``): the server folds now.
+    static func dropLegacyFoldedCopy(of column: String, in table: String, _ session: any SQLMigrationSession)
+        async throws
+    {
+        guard session.dialect == .postgres else { return }
         let q = session.dialect.quote
-        let values = try await session.texts(
-            SQLStatement(
-                sql: "SELECT DISTINCT \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL", arguments: []))
-        let texts = values.compactMap { $0.first ?? nil }
-        for start in stride(from: 0, to: texts.count, by: 5_000) {
-            let chunk = texts[start..<min(start + 5_000, texts.count)]
-            func array(_ elements: some Sequence<String>) -> StoredValue {
-                .text("{" + elements.map(SQLRenderer.arrayElement).joined(separator: ",") + "}")
-            }
-            try await session.execute(
-                SQLStatement(
-                    sql: "UPDATE \(q(table)) SET \(q(SQLDialect.foldedColumn(column))) = changed.folded "
-                        + "FROM unnest(CAST($1 AS text[]), CAST($2 AS text[])) AS changed(raw, folded) "
-                        + "WHERE \(q(table)).\(q(column)) = changed.raw",
-                    arguments: [array(chunk), array(chunk.map(TextFolding.fold))]))
-        }
+        try await session.execute(
+            "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.legacyFoldedColumn(column)))")
     }
 }

@@ -70,10 +70,28 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         }
     }
 
+    /// A migration transaction; one that `rebuildsTables` runs with the engine's enforcement of
+    /// foreign keys suspended (SQLite: `PRAGMA foreign_keys = OFF` before `BEGIN`, as SQLite's
+    /// own procedure for changing a table asks, so that dropping the old table cascades nowhere),
+    /// and fails before committing if the step left a reference dangling that held before.
     package func withMigrationSession<T: Sendable>(
-        _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        rebuildsTables: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
-        try await withWriter(body)
+        try await withWriter(suspendingForeignKeys: rebuildsTables) { session in
+            guard session.foreignKeysSuspended, let check = session.renderer.foreignKeyViolations else {
+                return try await body(session)
+            }
+            let before = try await session.connection.count(check)
+            let result = try await body(session)
+            let after = try await session.connection.count(check)
+            if after > before {
+                throw DepotError(
+                    .migration,
+                    "the step left \(after - before) foreign key reference(s) without the row they name "
+                        + "(PRAGMA foreign_key_check lists them)")
+            }
+            return result
+        }
     }
 }
 

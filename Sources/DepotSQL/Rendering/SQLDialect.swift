@@ -60,19 +60,11 @@ public enum SQLDialect: Sendable, Hashable {
         return name
     }
 
-    /// The name of the column holding the case-folded copy of text column `name`.
-    ///
-    /// PostgreSQL has no function equal to `TextFolding.fold(_:)` (`lower()` depends on the
-    /// collation and does not fold "ß" to "ss"), so its store keeps, next to each text column, a
-    /// copy folded by Depot on every write; case-insensitive matching reads the copy.
-    public static func foldedColumn(_ name: String) -> String { name + "#folded" }
-
-    /// The columns a table holds in this dialect beyond its entity's: the folded copy of each
-    /// text column on PostgreSQL, none on SQLite.
-    public func foldedColumns(_ table: TableDescription) -> [String] {
-        guard self == .postgres else { return [] }
-        return table.columns.filter { $0.type == .text }.map { Self.foldedColumn($0.name) }
-    }
+    /// The name of the case-folded copy of text column `name` that PostgreSQL tables created by
+    /// earlier versions of Depot hold. Depot no longer writes or reads these copies (the server folds,
+    /// with ``SQLFunctions/fold``); tables are checked as if they were absent, and migrations that
+    /// drop, rename or retype `name` drop its copy.
+    public static func legacyFoldedColumn(_ name: String) -> String { name + "#folded" }
 
     /// The placeholder of parameter `index` (1-based): `?` on SQLite, `$index` on PostgreSQL.
     public func placeholder(_ index: Int) -> String {

@@ -6,8 +6,10 @@ import Depot
 /// SQLite registers the functions on every connection (in Swift); PostgreSQL gets them from
 /// ``SQLRenderer/postgresSetup(schema:)``.
 public enum SQLFunctions {
-    /// `depot_fold(text)`: `TextFolding.fold(_:)` of a text, for case-insensitive matching
-    /// (SQLite).
+    /// `depot_fold(text)`: `TextFolding.fold(_:)` of a text, for case-insensitive matching. SQLite
+    /// registers the Swift function; PostgreSQL gets one SQL expression built from
+    /// `TextFolding.caseFolding` (``SQLRenderer/postgresFoldFunction``), so rows written by any
+    /// client fold the same way.
     public static let fold = "depot_fold"
     /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres with exactly the operations of
     /// `GeoDistance.haversineKilometers(latitude1:longitude1:latitude2:longitude2:)`, in the same
@@ -33,33 +35,102 @@ extension SQLRenderer {
 
     /// The statements that make a PostgreSQL database ready for Depot, run in one transaction:
     /// take the setup lock (concurrent `CREATE OR REPLACE FUNCTION`s collide), create `schema`
-    /// when one is configured, and (re)define ``SQLFunctions/distance`` and
-    /// ``SQLFunctions/announceCommit``.
+    /// when one is configured, (re)define ``SQLFunctions/fold``, ``SQLFunctions/distance`` and
+    /// ``SQLFunctions/announceCommit``, and mark each with ``postgresSetupVersion``.
+    ///
+    /// A store runs them only when ``postgresSetupCheck`` finds a function missing or of another
+    /// version, so reads on a database Depot has set up never write.
     public static func postgresSetup(schema: String?) -> [SQLStatement] {
         let dialect = SQLDialect.postgres
         var statements = [SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(setupLockKey))")]
         if let schema {
             statements.append(SQLStatement(sql: "CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
         }
+        statements += postgresFunctions.map { SQLStatement(sql: $0.definition) }
+        statements += postgresFunctions.map {
+            SQLStatement(sql: "COMMENT ON FUNCTION \($0.signature) IS '\(postgresSetupVersion)'")
+        }
+        return statements
+    }
+
+    /// Counts Depot's functions of this version (``postgresSetupVersion``) in the connection's
+    /// current schema: ``postgresSetupFunctionCount`` when the database is ready.
+    public static let postgresSetupCheck = SQLStatement(
+        sql: "SELECT count(*) FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid "
+            + "AND proname IN (\(postgresFunctions.map { "'\($0.name)'" }.joined(separator: ", "))) "
+            + "AND obj_description(oid, 'pg_proc') = $1",
+        arguments: [.text(postgresSetupVersion)])
+
+    /// How many functions ``postgresSetupCheck`` counts in a ready database.
+    public static var postgresSetupFunctionCount: Int { postgresFunctions.count }
+
+    /// The mark Depot's PostgreSQL functions carry (as their comment): a hash of their definitions,
+    /// so a database set up by a Depot whose functions differ is set up again.
+    public static let postgresSetupVersion: String = {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
+        for byte in postgresFunctions.map(\.definition).joined(separator: "\n").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "depot " + String(hash, radix: 16)
+    }()
+
+    /// Each function Depot installs in PostgreSQL: its name, its signature (for `COMMENT ON`) and
+    /// its definition.
+    static let postgresFunctions: [(name: String, signature: String, definition: String)] = [
+        (SQLFunctions.fold, "\(SQLFunctions.fold)(text)", postgresFoldFunction),
+        (
+            SQLFunctions.distance,
+            "\(SQLFunctions.distance)(double precision, double precision, double precision, double precision)",
+            postgresDistanceFunction
+        ),
+        (SQLFunctions.announceCommit, "\(SQLFunctions.announceCommit)()", postgresAnnounceFunction),
+    ]
+
+    /// `depot_fold(text)` for PostgreSQL: `TextFolding.fold(_:)` as one inlinable SQL expression.
+    ///
+    /// ASCII text is lowered A–Z only (`lower(t COLLATE "C")`); other text is composed
+    /// (`normalize(t, NFC)`), its scalars that fold to several (status F: "ß" → "ss") replaced one
+    /// by one, those that fold to one (status C) mapped by a single `translate`, and the result
+    /// composed again, exactly as the Swift function does. Both come from
+    /// `TextFolding.caseFolding`, and a test compares them over every Unicode scalar.
+    public static let postgresFoldFunction: String = {
+        let several = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count > 1 }
+        let one = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count == 1 }
+        // The table holds neither quotes nor backslashes; escape quotes all the same.
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        var expression = "normalize(t, NFC)"
+        for entry in several {
+            expression = "replace(\(expression), \(literal(String(entry.scalar))), \(literal(entry.folded)))"
+        }
+        var from = String.UnicodeScalarView()
+        var to = String.UnicodeScalarView()
+        for entry in one {
+            from.append(entry.scalar)
+            to.append(contentsOf: entry.folded.unicodeScalars)
+        }
+        expression = "translate(\(expression), \(literal(String(from))), \(literal(String(to))))"
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.fold)(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            + "PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) THEN lower(t COLLATE \"C\") "
+            + "ELSE normalize(\(expression), NFC) END $$"
+    }()
+
+    static var postgresDistanceFunction: String {
         let radians = "(pi() / 180.0::float8)"
         let half = { (difference: String) in "sin(((\(difference)) * \(radians)) / 2.0::float8)" }
-        statements.append(
-            SQLStatement(
-                sql: "CREATE OR REPLACE FUNCTION \(SQLFunctions.distance)("
-                    + "lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision) "
-                    + "RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ "
-                    + "SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
-                    + "\(half("lat2 - lat1")) * \(half("lat2 - lat1")) "
-                    + "+ cos(lat1 * \(radians)) * cos(lat2 * \(radians)) "
-                    + "* \(half("lon2 - lon1")) * \(half("lon2 - lon1"))))) $$"))
-        statements.append(
-            SQLStatement(
-                sql:
-                    "CREATE OR REPLACE FUNCTION \(SQLFunctions.announceCommit)() RETURNS trigger LANGUAGE plpgsql AS $$ "
-                    + "BEGIN PERFORM pg_notify('\(SQLFunctions.commitChannel)', TG_TABLE_SCHEMA || chr(31) "
-                    + "|| coalesce(current_setting('\(SQLFunctions.writerSetting)', true), '') || chr(31) "
-                    + "|| TG_TABLE_NAME); RETURN NULL; END $$"))
-        return statements
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.distance)("
+            + "lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision) "
+            + "RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ "
+            + "SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
+            + "\(half("lat2 - lat1")) * \(half("lat2 - lat1")) "
+            + "+ cos(lat1 * \(radians)) * cos(lat2 * \(radians)) "
+            + "* \(half("lon2 - lon1")) * \(half("lon2 - lon1"))))) $$"
+    }
+
+    static var postgresAnnounceFunction: String {
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.announceCommit)() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            + "BEGIN PERFORM pg_notify('\(SQLFunctions.commitChannel)', TG_TABLE_SCHEMA || chr(31) "
+            + "|| coalesce(current_setting('\(SQLFunctions.writerSetting)', true), '') || chr(31) "
+            + "|| TG_TABLE_NAME); RETURN NULL; END $$"
     }
 
     /// Gives `table` the trigger that announces its commits, unless it has it already (a table

@@ -5,16 +5,14 @@ import Depot
 public struct ArrayWrite: Sendable, Hashable {
     /// The statement; parameter `$k` is the array of column `k` of ``parameters``.
     public var sql: String
-    /// What each array parameter holds, in parameter order: a batch column (by position in the
-    /// batch) or the case-folded copy of one.
+    /// What each array parameter holds, in parameter order: a batch column, by position in the
+    /// batch.
     public var parameters: [Parameter]
 
     /// One array parameter.
     public enum Parameter: Sendable, Hashable {
         /// The values of batch column `position`, of storage type `type`.
         case column(position: Int, type: ColumnType)
-        /// `TextFolding.fold(_:)` of the values of text batch column `position`.
-        case folded(position: Int)
     }
 }
 
@@ -22,7 +20,6 @@ extension SQLRenderer {
     /// The `INSERT … SELECT FROM UNNEST(…)` (insert, upsert) or `UPDATE … FROM UNNEST(…)` (update)
     /// writing a batch with `columns` into `table`, PostgreSQL only.
     ///
-    /// Each text column's folded copy (``SQLDialect/foldedColumn(_:)``) is written with it.
     /// Decimals and JSON travel as text arrays and are cast by the server.
     public func arrayWrite(into table: TableDescription, columns: [String], mode: WriteMode) -> ArrayWrite {
         precondition(dialect == .postgres, "array writes are PostgreSQL's")
@@ -37,17 +34,8 @@ extension SQLRenderer {
             targets.append(name)
             casts.append(dialect.typeName(type))
         }
-        // A key's folded copy changes only with a new row: updates leave it.
-        for (position, name) in columns.enumerated()
-        where types[position] == .text
-            && !(mode == .update && table.primaryKey.contains(name))
-        {
-            parameters.append(.folded(position: position))
-            targets.append(SQLDialect.foldedColumn(name))
-            casts.append("text")
-        }
         let arrays = casts.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element)[])" }.joined(separator: ", ")
-        let keys = Set(table.primaryKey + table.primaryKey.map(SQLDialect.foldedColumn))
+        let keys = Set(table.primaryKey)
         let assigned = targets.filter { !keys.contains($0) }
         switch mode {
         case .insert, .upsert:

@@ -51,6 +51,24 @@ extension SQLRenderer {
         dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.tableCreationLockKey))") : nil
     }
 
+    /// Reads whether the connection enforces foreign keys (`1` or `0`): `PRAGMA foreign_keys` on
+    /// SQLite; `nil` on PostgreSQL, which always does and rebuilds no table.
+    public var foreignKeysEnforced: SQLStatement? {
+        dialect == .sqlite ? SQLStatement(sql: "PRAGMA foreign_keys") : nil
+    }
+
+    /// Turns the connection's enforcement of foreign keys on or off (SQLite, outside a
+    /// transaction, where the setting takes effect; `nil` on PostgreSQL).
+    public func enforceForeignKeys(_ enforced: Bool) -> SQLStatement? {
+        dialect == .sqlite ? SQLStatement(sql: "PRAGMA foreign_keys = \(enforced ? "ON" : "OFF")") : nil
+    }
+
+    /// Counts the rows whose foreign keys name no row (SQLite: `pragma_foreign_key_check`; `nil`
+    /// on PostgreSQL, which never lets one stand).
+    public var foreignKeyViolations: SQLStatement? {
+        dialect == .sqlite ? SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check") : nil
+    }
+
     /// The advisory-lock keys Depot takes on PostgreSQL (arbitrary, fixed, Depot's own).
     static let tableCreationLockKey = 74_118_003
     static let migrationLockKey = 74_118_002

@@ -31,7 +31,6 @@ public struct SQLRenderer: Sendable {
         var parts = table.columns.map { column in
             quote(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
         }
-        parts += dialect.foldedColumns(table).map { quote($0) + " text" }
         parts.append("PRIMARY KEY (" + table.primaryKey.map(quote).joined(separator: ", ") + ")")
         return "CREATE TABLE IF NOT EXISTS \(quote(table.name)) (" + parts.joined(separator: ", ") + ")"
     }
@@ -280,12 +279,7 @@ public struct SQLRenderer: Sendable {
         _ arguments: inout ArgumentList
     ) -> String {
         let pin = caseInsensitive ? TextFolding.fold(needle) : needle
-        let subject: String
-        switch (dialect, caseInsensitive) {
-        case (_, false): subject = quote(column)
-        case (.sqlite, true): subject = "\(SQLFunctions.fold)(\(quote(column)))"
-        case (.postgres, true): subject = quote(SQLDialect.foldedColumn(column))
-        }
+        let subject = caseInsensitive ? "\(SQLFunctions.fold)(\(quote(column)))" : quote(column)
         switch (dialect, op) {
         case (.sqlite, .contains):
             return "instr(\(subject), \(arguments.add(.text(pin)))) > 0"

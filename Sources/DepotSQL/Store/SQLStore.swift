@@ -27,8 +27,10 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     public let renderer: SQLRenderer
     let writeLock = AsyncLock()
     let broadcaster = CommitBroadcaster()
-    /// Tables known to exist with the expected shape.
+    /// Tables known to exist with the expected shape, adopted by the engine (ready for writes).
     let verifiedTables = Mutex<Set<TableDescription>>([])
+    /// Tables a read found with the expected shape, not yet adopted: reads never write.
+    let readableTables = Mutex<Set<TableDescription>>([])
 
     /// A store on `engine`.
     public init(engine: Engine) {
@@ -103,47 +105,76 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     }
 
     /// ``transaction(_:)`` with the writer's own type, for what runs on the SQL session itself
-    /// (migrations).
-    func withWriter<T: Sendable>(_ body: @Sendable (SQLWriter<Engine>) async throws -> T) async throws -> T {
+    /// (migrations). With `suspendingForeignKeys`, an engine that enforces foreign keys per
+    /// connection (SQLite) stops before `BEGIN` and starts again after the transaction ends.
+    func withWriter<T: Sendable>(
+        suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+    ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
-        return try await writeLock.withLock { try await runTransaction(body) }
+        return try await writeLock.withLock {
+            try await runTransaction(suspendingForeignKeys: suspendingForeignKeys, body)
+        }
     }
 
-    private func runTransaction<T: Sendable>(_ body: @Sendable (SQLWriter<Engine>) async throws -> T) async throws -> T
-    {
+    private func runTransaction<T: Sendable>(
+        suspendingForeignKeys: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+    ) async throws -> T {
         try await engine.prepare()
         let renderer = renderer
         // `body` is not escaping; the connection closure must be. It runs before this returns.
         return try await withoutActuallyEscaping(body) { body in
             let outcome = try await engine.withWriter { connection -> TransactionOutcome<T> in
-                try await Self.uncancelled { try await connection.execute(renderer.begin) }
-                let writer = SQLWriter(store: self, connection: connection)
-                do {
-                    try await self.engine.transactionBegan(on: connection)
-                    let result = try await body(writer)
-                    // A call that failed and could not be undone: its error was caught by the body,
-                    // but what it wrote must not commit.
-                    if let broken = writer.books.broken { throw broken }
-                    let (touched, created) = writer.end()
-                    let committed = try await Self.uncancelled { try await connection.commit(renderer.commit) }
-                    guard committed else {
-                        throw DepotError(
-                            .transaction,
-                            "the transaction did not commit: the database had already aborted it (a statement "
-                                + "in it failed), so nothing it wrote was kept")
-                    }
-                    return TransactionOutcome(value: result, touched: touched, created: created)
-                } catch {
-                    writer.end()
-                    // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
-                    // with "no transaction", which changes nothing.
-                    _ = try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
-                    throw error
+                guard suspendingForeignKeys, let state = renderer.foreignKeysEnforced,
+                    try await connection.count(state) == 1,
+                    let off = renderer.enforceForeignKeys(false), let on = renderer.enforceForeignKeys(true)
+                else {
+                    return try await self.inTransaction(on: connection, foreignKeysSuspended: false, body)
                 }
+                try await Self.uncancelled { try await connection.execute(off) }
+                let outcome: Result<TransactionOutcome<T>, any Error>
+                do {
+                    outcome = .success(try await self.inTransaction(on: connection, foreignKeysSuspended: true, body))
+                } catch {
+                    outcome = .failure(error)
+                }
+                try await Self.uncancelled { try await connection.execute(on) }
+                return try outcome.get()
             }
             verifiedTables.withLock { $0.formUnion(outcome.created) }
             broadcaster.publish(StoreCommit(tables: outcome.touched))
             return outcome.value
+        }
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK`) on `connection`.
+    private func inTransaction<T: Sendable>(
+        on connection: Engine.Connection, foreignKeysSuspended: Bool,
+        _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+    ) async throws -> TransactionOutcome<T> {
+        let renderer = renderer
+        try await Self.uncancelled { try await connection.execute(renderer.begin) }
+        let writer = SQLWriter(store: self, connection: connection, foreignKeysSuspended: foreignKeysSuspended)
+        do {
+            try await self.engine.transactionBegan(on: connection)
+            let result = try await body(writer)
+            // A call that failed and could not be undone: its error was caught by the body,
+            // but what it wrote must not commit.
+            if let broken = writer.books.broken { throw broken }
+            let (touched, created) = writer.end()
+            let committed = try await Self.uncancelled { try await connection.commit(renderer.commit) }
+            guard committed else {
+                throw DepotError(
+                    .transaction,
+                    "the transaction did not commit: the database had already aborted it (a statement "
+                        + "in it failed), so nothing it wrote was kept")
+            }
+            return TransactionOutcome(value: result, touched: touched, created: created)
+        } catch {
+            writer.end()
+            // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
+            // with "no transaction", which changes nothing.
+            _ = try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
+            throw error
         }
     }
 
@@ -166,46 +197,67 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Whether `table` exists with the expected shape; creates it when `create` is true.
     ///
+    /// A read (`create` false) only looks at the catalog. A write (`create` true) also has the
+    /// engine adopt the table (``SQLEngine/adopt(_:on:)``: PostgreSQL's commit trigger), inside the
+    /// writing transaction.
+    ///
     /// - Returns: ``TableState/missing`` only when the table does not exist and `create` is false;
-    ///   ``TableState/created`` when this call created it (remembered store-wide once its
-    ///   transaction commits).
+    ///   ``TableState/created`` or ``TableState/adopted`` when this call created or adopted it (to
+    ///   be remembered store-wide once its transaction commits).
     /// - Throws: `DepotError.Kind.schemaMismatch` listing each difference when the stored table
     ///   differs from `table`.
     func prepareTable(_ table: TableDescription, on connection: Engine.Connection, create: Bool) async throws
         -> TableState
     {
         if verifiedTables.withLock({ $0.contains(table) }) { return .exists }
-        if try await adoptStored(table, on: connection) { return .exists }
-        guard create else { return .missing }
+        guard create else {
+            if readableTables.withLock({ $0.contains(table) }) { return .exists }
+            guard try await checkStored(table, on: connection) else { return .missing }
+            readableTables.withLock { _ = $0.insert(table) }
+            return .exists
+        }
+        if try await checkStored(table, on: connection) {
+            try await engine.adopt(table, on: connection)
+            return .adopted
+        }
         if let lock = renderer.tableCreationLock {
             // Another store may be creating it: wait for it, then look again.
             try await connection.execute(lock)
-            if try await adoptStored(table, on: connection) { return .exists }
+            if try await checkStored(table, on: connection) {
+                try await engine.adopt(table, on: connection)
+                return .adopted
+            }
         }
         try await connection.execute(SQLStatement(sql: renderer.createTable(table)))
         try await engine.adopt(table, on: connection)
         return .created
     }
 
-    /// Checks and adopts `table` if the database has it; false if it has not.
-    private func adoptStored(_ table: TableDescription, on connection: Engine.Connection) async throws -> Bool {
+    /// Checks `table` against the catalog if the database has it; false if it has not.
+    private func checkStored(_ table: TableDescription, on connection: Engine.Connection) async throws -> Bool {
         let stored = try await connection.catalogColumns(of: table.name, renderer)
         guard !stored.isEmpty else { return false }
         try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)
-        try await engine.adopt(table, on: connection)
-        verifiedTables.withLock { _ = $0.insert(table) }
         return true
     }
 
     /// What ``prepareTable(_:on:create:)`` found.
     enum TableState {
-        case exists, created, missing
+        /// The table is there with the expected shape.
+        case exists
+        /// This call created the table.
+        case created
+        /// The table was there; this call adopted it for writing.
+        case adopted
+        /// The table does not exist (reads only).
+        case missing
     }
 
     /// Forgets which tables were checked: their shape may have changed (after a migration, or
     /// after the engine dropped them).
     public func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
+        readableTables.withLock { $0.removeAll() }
     }
 }
 

@@ -6,10 +6,14 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
     let books = WriterBookkeeping()
     let store: SQLStore<Engine>
     let connection: Engine.Connection
+    /// Whether the engine's enforcement of foreign keys is off for this transaction (a migration
+    /// step that rebuilds tables on SQLite).
+    let foreignKeysSuspended: Bool
 
-    init(store: SQLStore<Engine>, connection: Engine.Connection) {
+    init(store: SQLStore<Engine>, connection: Engine.Connection, foreignKeysSuspended: Bool = false) {
         self.store = store
         self.connection = connection
+        self.foreignKeysSuspended = foreignKeysSuspended
     }
 
     var renderer: SQLRenderer { store.renderer }
@@ -20,12 +24,12 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 
     /// Whether `table` exists inside this transaction; creates it when `create` is true.
     ///
-    /// Tables this transaction created are only remembered store-wide once it commits.
+    /// Tables this transaction created or adopted are only remembered store-wide once it commits.
     func ready(_ table: TableDescription, create: Bool) async throws -> Bool {
         if books.hasCreated(table) { return true }
         switch try await store.prepareTable(table, on: connection, create: create) {
         case .exists: return true
-        case .created:
+        case .created, .adopted:
             books.created(table)
             return true
         case .missing: return false

@@ -1,0 +1,239 @@
+import Depot
+import DepotPostgres
+import DepotSQL
+import DepotTestSupport
+import DepotTesting
+import Foundation
+import Testing
+
+/// A text column whose name is 63 bytes, PostgreSQL's limit for identifiers.
+private struct LongNamed: Entity, Equatable {
+    var id: Int
+    var text: String
+
+    static let longName = String(repeating: "x", count: 63)
+    static let schema = Schema<LongNamed>("long_named", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.text, longName)
+    }
+}
+
+@Suite(
+    "PostgreSQL folds in the server", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresFoldingTests {
+    @Test("depot_fold in the server folds every Unicode scalar exactly as TextFolding.fold does")
+    func everyScalar() async throws {
+        try await PostgresTestServer.withStore { store in
+            // Any read installs Depot's functions when they are missing.
+            _ = try await store.repository(TestAirport.self).count()
+            let schema = try #require(store.configuration.schema)
+            var differences: [String] = []
+            var compared = 0
+            for start in stride(from: 1, through: 0x10FFFF, by: 0x20000) {
+                let end = min(start + 0x1FFFF, 0x10FFFF)
+                let rows = try await PostgresTestServer.rawRows(
+                    "SELECT i::text, depot_fold(chr(i)) FROM generate_series(\(start), \(end)) AS i "
+                        + "WHERE i < 55296 OR i > 57343 ORDER BY i",
+                    schema: schema)
+                for row in rows {
+                    guard let code = row[0].flatMap({ UInt32($0) }), let scalar = Unicode.Scalar(code) else { continue }
+                    compared += 1
+                    let expected = TextFolding.fold(String(scalar))
+                    if !(row[1] ?? "").utf8.elementsEqual(expected.utf8) {
+                        differences.append(String(code, radix: 16, uppercase: true))
+                    }
+                }
+            }
+            #expect(compared == 0x10FFFF - 2048)
+            #expect(differences.isEmpty, "U+\(differences.prefix(20).joined(separator: ", U+"))")
+        }
+    }
+
+    @Test("depot_fold in the server agrees with TextFolding.fold on mixed strings: composition, marks, ASCII")
+    func mixedStrings() async throws {
+        try await PostgresTestServer.withStore { store in
+            _ = try await store.repository(TestAirport.self).count()
+            let schema = try #require(store.configuration.schema)
+            var generator = SplitMix64(state: 28)
+            let folding = TextFolding.caseFolding.map { String($0.scalar) }
+            let pieces =
+                folding + ["\u{301}", "\u{308}", "\u{345}", "\u{307}", "\u{303}", "a", "Z", " ", "ö", "O", "é"]
+            var samples = ["Sa\u{303}O PAULO", "ΣΊΣΥΦΟΣ", "İSTANBUL", "ǅemal", "STRASSE", "ﬃ", "ᾈ", "", "plain"]
+            for _ in 0..<3_000 {
+                let length = Int.random(in: 1...8, using: &generator)
+                samples.append((0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined())
+            }
+            let values = samples.enumerated().map {
+                "(\($0.offset), '\($0.element.replacingOccurrences(of: "'", with: "''"))')"
+            }
+            let rows = try await PostgresTestServer.rawRows(
+                "SELECT n::text, depot_fold(s) FROM (VALUES \(values.joined(separator: ", "))) AS v(n, s) ORDER BY n",
+                schema: schema)
+            #expect(rows.count == samples.count)
+            for row in rows {
+                let index = try #require(row[0].flatMap { Int($0) })
+                let expected = TextFolding.fold(samples[index])
+                #expect(
+                    (row[1] ?? "").utf8.elementsEqual(expected.utf8), "\(samples[index].unicodeScalars.map(\.value))")
+            }
+        }
+    }
+
+    @Test("rows written by plain SQL match case-insensitively, and an update by plain SQL is seen at once")
+    func externalWriters() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(
+                "UPDATE airports SET name = 'Zebra Field' WHERE icao = 'ENGM'", schema: schema)
+            _ = try await PostgresTestServer.rawRows(
+                "INSERT INTO airports (icao, name, country, elevation, lat, lon) "
+                    + "VALUES ('XXXX', 'STRASSE \u{1C80}', 'DE', 0, 0, 0)",
+                schema: schema)
+            #expect(try await airports.fetch(where: .contains(\.name, "gardermoen", .caseInsensitive)).isEmpty)
+            #expect(
+                try await airports.fetch(where: .contains(\.name, "zebra", .caseInsensitive)).map(\.icao) == ["ENGM"])
+            #expect(
+                try await airports.fetch(where: .hasPrefix(\.name, "straße", .caseInsensitive)).map(\.icao) == ["XXXX"])
+            #expect(try await airports.fetch(where: .hasSuffix(\.name, "В", .caseInsensitive)).map(\.icao) == ["XXXX"])
+        }
+    }
+
+    @Test("a text column whose name is 63 bytes long is created and matched case-insensitively")
+    func longColumnName() async throws {
+        try await PostgresTestServer.withStore { store in
+            let rows = store.repository(LongNamed.self)
+            try await rows.insert([LongNamed(id: 1, text: "Gardermoen"), LongNamed(id: 2, text: "Flesland")])
+            #expect(try await rows.fetch(where: .contains(\.text, "GARDER", .caseInsensitive)).map(\.id) == [1])
+        }
+    }
+
+    @Test("writes send no folded copies: a new table holds only the entity's columns")
+    func noFoldedCopies() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            let schema = try #require(store.configuration.schema)
+            let columns = try await PostgresTestServer.rawRows(
+                "SELECT column_name::text FROM information_schema.columns WHERE table_schema = '\(schema)' "
+                    + "AND table_name = 'airports' ORDER BY ordinal_position")
+            #expect(
+                columns.map { $0[0] ?? "" } == ["icao", "iata", "name", "city", "country", "elevation", "lat", "lon"])
+        }
+    }
+
+    @Test(
+        "a table with an earlier Depot's folded copies is read and written; a migration dropping the column drops its copy"
+    )
+    func legacyFoldedCopies() async throws {
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            _ = try await store.repository(TestAirport.self).count()
+            try await createAirportsByHand(
+                in: schema,
+                extra: "\"icao#folded\" text, \"iata#folded\" text, \"name#folded\" text, \"city#folded\" text, "
+                    + "\"country#folded\" text, ",
+                insert: "INSERT INTO airports (icao, name, country, elevation, lat, lon, \"name#folded\") "
+                    + "VALUES ('ENGM', 'Oslo Gardermoen', 'NO', 681, 60.19, 11.1, 'stale copy')")
+            let airports = store.repository(TestAirport.self)
+            #expect(
+                try await airports.fetch(where: .contains(\.name, "OSLO", .caseInsensitive)).map(\.icao) == ["ENGM"])
+            try await airports.insert(TestAirport(icao: "ENBR", name: "Bergen Flesland", country: "NO"))
+            #expect(try await airports.count(where: .contains(\.name, "flesland", .caseInsensitive)) == 1)
+            try await store.migrate(Migrations([Migration("1 no city", [.dropColumn("city", from: "airports")])]))
+            let columns = try await PostgresTestServer.rawRows(
+                "SELECT column_name::text FROM information_schema.columns WHERE table_schema = '\(schema)' "
+                    + "AND table_name = 'airports'"
+            ).compactMap { $0[0] }
+            #expect(!columns.contains("city") && !columns.contains("city#folded"))
+            #expect(columns.contains("name#folded"))
+        }
+    }
+}
+
+@Suite(
+    "PostgreSQL reads never write",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
+struct PostgresReadsNeverWriteTests {
+    @Test("a read gives a hand-made table no trigger; the first write through Depot does")
+    func readsInstallNothing() async throws {
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            _ = try await store.repository(TestAirport.self).count()
+            try await createAirportsByHand(
+                in: schema,
+                insert: "INSERT INTO airports (icao, name, country, elevation, lat, lon) "
+                    + "VALUES ('ENGM', 'Oslo', 'NO', 1, 2, 3)")
+            let triggers =
+                "SELECT count(*)::text FROM pg_trigger WHERE tgrelid = '\"\(schema)\".airports'::regclass AND NOT tgisinternal"
+            let airports = store.repository(TestAirport.self)
+            #expect(try await airports.fetch(where: .contains(\.name, "OSLO", .caseInsensitive)).count == 1)
+            #expect(try await airports.count() == 1)
+            #expect(try await PostgresTestServer.rawRows(triggers).first?[0] == "0")
+            try await airports.insert(TestAirport(icao: "ENBR", name: "Bergen", country: "NO"))
+            #expect(try await PostgresTestServer.rawRows(triggers).first?[0] == "1")
+        }
+    }
+
+    @Test("a role that may only read reads a database Depot set up: fetch, count, search, observe")
+    func readOnlyRole() async throws {
+        let readerURL = try PostgresEnvironment.requireReaderURL()
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            _ = try await PostgresTestServer.rawRows(
+                "GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole); "
+                    + "GRANT SELECT ON ALL TABLES IN SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
+            var configuration = try PostgresStore.Configuration(url: readerURL)
+            configuration.schema = schema
+            let reader = PostgresStore(configuration: configuration)
+            try await withCleanup { () async throws -> Void in
+                let airports = reader.repository(TestAirport.self)
+                #expect(try await airports.count() == TestAirport.sample.count)
+                #expect(
+                    try await airports.fetch(where: .contains(\.name, "são", .caseInsensitive)).map(\.icao) == ["SBSP"])
+                var updates = airports.observe(where: \.country == "NO").makeAsyncIterator()
+                #expect(try await updates.next()?.count == TestAirport.sample.filter { $0.country == "NO" }.count)
+                let error = await #expect(throws: DepotError.self) {
+                    try await airports.insert(TestAirport(icao: "ZZZZ", name: "Nope", country: "NO"))
+                }
+                #expect(error?.message.contains("permission denied") == true)
+            } cleanup: {
+                await reader.close()
+            }
+        }
+    }
+
+    @Test("a role that may only read, where Depot's functions are missing, gets an error naming them")
+    func readOnlyRoleWithoutFunctions() async throws {
+        let readerURL = try PostgresEnvironment.requireReaderURL()
+        let schema = PostgresEnvironment.scratchSchemaName()
+        _ = try await PostgresTestServer.rawRows(
+            "CREATE SCHEMA \"\(schema)\"; GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
+        var configuration = try PostgresStore.Configuration(url: readerURL)
+        configuration.schema = schema
+        let reader = PostgresStore(configuration: configuration)
+        try await withCleanup {
+            let error = await #expect(throws: DepotError.self) {
+                _ = try await reader.repository(TestAirport.self).count()
+            }
+            #expect(error?.kind == .storage)
+            #expect(error?.message.contains("depot_fold") == true)
+            #expect(error?.message.contains("could not be installed") == true)
+        } cleanup: {
+            await reader.close()
+            _ = try? await PostgresTestServer.rawRows("DROP SCHEMA \"\(schema)\" CASCADE")
+        }
+    }
+}
+
+/// Creates `airports` (`TestAirport`'s table) in `schema` by plain SQL, as another client or an
+/// earlier Depot would, with `extra` column definitions, and runs `insert`.
+private func createAirportsByHand(in schema: String, extra: String = "", insert: String) async throws {
+    _ = try await PostgresTestServer.rawRows(
+        "CREATE TABLE airports (icao text NOT NULL, iata text, name text NOT NULL, city text, country text NOT NULL, "
+            + "elevation double precision NOT NULL, lat double precision NOT NULL, lon double precision NOT NULL, "
+            + extra + "PRIMARY KEY (icao)); " + insert,
+        schema: schema)
+}
