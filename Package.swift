@@ -60,6 +60,7 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

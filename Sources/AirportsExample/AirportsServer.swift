@@ -1,6 +1,7 @@
 import Depot
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -35,22 +36,51 @@ public final class AirportsServer: Sendable {
         self.task = task
     }
 
+    /// What the server accepts, so that no client can make it hold more than this.
+    public struct Limits: Sendable {
+        /// How long a connection may stay idle before the server closes it.
+        public var idleTimeout: Duration = .seconds(30)
+        /// The most connections served at once; more wait in the listen queue.
+        public var maximumConnections = 256
+        /// The longest text member a `PATCH` may set, in characters.
+        public var maximumTextLength = 200
+        /// How many changes `GET /changes` can reach back: older ones are dropped as new ones come
+        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``).
+        public var changeLogLength = 10_000
+
+        /// The defaults: 30 s idle, 256 connections, 200-character texts, 10,000 changes.
+        public init() {}
+    }
+
     /// Starts the API on `host:port` (port 0: any free one) and returns once it listens.
-    public static func start(store: any Store, host: String = "127.0.0.1", port: Int = 0) async throws
-        -> AirportsServer
-    {
+    ///
+    /// - Throws: `DepotError` of kind `.connection` naming the address when the server cannot
+    ///   listen there (the port is taken, the host is not this machine's).
+    public static func start(
+        store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits()
+    ) async throws -> AirportsServer {
         let (bound, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try await application(store: store, host: host, port: port) { port in
+        let app = try await application(store: store, host: host, port: port, limits: limits) { port in
             continuation.yield(port)
             continuation.finish()
         }
-        let task = Task { try await app.run() }
+        // A server that cannot bind never runs: its task ends, and so does the wait for its port.
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
         var listening = 0
         for await port in bound { listening = port }
         guard listening > 0, let url = URL(string: "http://\(host):\(listening)") else {
             task.cancel()
-            _ = try? await task.value
-            throw DepotError(.connection, "the airports API could not listen on \(host):\(port)")
+            let reason: String
+            do {
+                try await task.value
+                reason = "it stopped before listening"
+            } catch {
+                reason = "\(error)"
+            }
+            throw DepotError(.connection, "the airports API could not listen on \(host):\(port): \(reason)")
         }
         return AirportsServer(port: listening, baseURL: url, task: task)
     }
@@ -64,14 +94,21 @@ public final class AirportsServer: Sendable {
     /// The Hummingbird application serving `store` (for `airports serve`, which runs it until
     /// SIGINT/SIGTERM). Creates the dataset row when the store has none.
     public static func application(
-        store: any Store, host: String = "127.0.0.1", port: Int = 0,
+        store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try await AirportImporter.ensureDataset(in: store)
         let router = Router()
-        AirportsRoutes(store: store).add(to: router)
+        AirportsRoutes(store: store, limits: limits).add(to: router)
+        let idle = limits.idleTimeout.components
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "depot-airports"),
+            router: router,
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "depot-airports",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Logger(label: "airports-api", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
@@ -88,6 +125,7 @@ struct APIProblem: Error {
 /// The routes, each a function of the request to a value or an ``APIProblem``.
 struct AirportsRoutes: Sendable {
     let store: any Store
+    var limits = AirportsServer.Limits()
 
     /// Largest `limit` a list or a changes page takes.
     static let maximumLimit = 10_000
@@ -150,7 +188,8 @@ struct AirportsRoutes: Sendable {
         } catch {
             throw APIProblem(status: .contentTooLarge, message: "the body is larger than \(Self.maximumBody) bytes")
         }
-        let record = try AirportPatchBody.decode(Data(buffer: body), icao: icao)
+        let record = try AirportPatchBody.decode(
+            Data(buffer: body), icao: icao, maximumTextLength: limits.maximumTextLength)
         let members = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let hasChanges = record != AirportRecord(icao: icao)
         // The patch writes only the fields it carries (no read-modify-write to lose). The change
@@ -165,6 +204,8 @@ struct AirportsRoutes: Sendable {
                 let changes = tx.repository(AirportChange.self)
                 let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
                 try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
+                // The log keeps the newest changes only; a client further behind syncs in full.
+                try await changes.remove(where: \.revision <= head + 1 - limits.changeLogLength)
                 return try await airports.find(icao)
             }
         }
@@ -207,8 +248,12 @@ struct AirportsRoutes: Sendable {
         let limit = try parameters.limit(default: 1_000)
         let country = try parameters.text("country")
         let epoch = try await store.repository(AirportDataset.self).find(AirportDataset.current)?.epoch ?? ""
-        let rows = try await store.repository(AirportChange.self).fetch(
-            where: \.revision > since, orderBy: [.ascending(\.revision)], limit: limit)
+        let log = store.repository(AirportChange.self)
+        // Changes after `since` that the log dropped: the client cannot catch up from here.
+        if let oldest = try await log.first(orderBy: [.ascending(\.revision)])?.revision, since + 1 < oldest {
+            return ChangesPage(epoch: epoch, revision: since, more: false, changes: [], pruned: true)
+        }
+        let rows = try await log.fetch(where: \.revision > since, orderBy: [.ascending(\.revision)], limit: limit)
         var records = try rows.map { row in
             do {
                 return try JSONDecoder().decode(AirportRecord.self, from: Data(row.members.utf8))
@@ -236,6 +281,10 @@ struct AirportsRoutes: Sendable {
         let raw = context.parameters.get("icao") ?? ""
         let icao = raw.removingPercentEncoding ?? raw
         guard !icao.isEmpty else { throw APIProblem.badRequest("the path lacks an icao") }
+        guard !icao.unicodeScalars.contains("\u{0}"), icao.count <= limits.maximumTextLength else {
+            throw APIProblem.badRequest(
+                "the icao in the path is not a code (NUL or over \(limits.maximumTextLength) characters)")
+        }
         return icao
     }
 
@@ -308,6 +357,14 @@ struct QueryParameters {
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIProblem.badRequest("\(name) is empty")
         }
+        guard !value.unicodeScalars.contains("\u{0}") else {
+            throw APIProblem.badRequest("\(name) cannot contain NUL (U+0000)")
+        }
+        guard value.count <= AirportsServer.Limits().maximumTextLength else {
+            throw APIProblem.badRequest(
+                "\(name) is \(value.count) characters long; at most \(AirportsServer.Limits().maximumTextLength) are accepted"
+            )
+        }
         return value
     }
 
@@ -323,7 +380,7 @@ struct QueryParameters {
 
 /// Reads and checks a `PATCH /airports/{icao}` body.
 enum AirportPatchBody {
-    static func decode(_ data: Data, icao: String) throws -> AirportRecord {
+    static func decode(_ data: Data, icao: String, maximumTextLength: Int = 200) throws -> AirportRecord {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -369,6 +426,20 @@ enum AirportPatchBody {
         for (name, field) in [("name", record.$name), ("country", record.$country)] {
             if case .value(let text) = field, text.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw APIProblem.badRequest("'\(name)' cannot be empty")
+            }
+        }
+        // One answer on every store: PostgreSQL refuses NUL in text, SQLite would keep it.
+        let texts: [(String, String?)] = [
+            ("iata", record.iata), ("name", record.name), ("city", record.city), ("subd", record.subdivision),
+            ("country", record.country), ("tz", record.timeZone), ("lid", record.localCode),
+        ]
+        for case (let name, let text?) in texts {
+            if text.unicodeScalars.contains("\u{0}") {
+                throw APIProblem.badRequest("'\(name)' cannot contain NUL (U+0000)")
+            }
+            if text.count > maximumTextLength {
+                throw APIProblem.badRequest(
+                    "'\(name)' is \(text.count) characters long; at most \(maximumTextLength) are accepted")
             }
         }
         if let latitude = record.latitude, !(-90...90).contains(latitude) {

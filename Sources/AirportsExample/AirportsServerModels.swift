@@ -84,12 +84,30 @@ public struct ChangesPage: Codable, Sendable, Equatable {
     public var more: Bool
     /// Partial records: only the members each change carried (merged per airport by the store).
     public var changes: [AirportRecord]
+    /// Whether changes after `since` are gone from the server's change log (it keeps the newest
+    /// ``AirportsServer/Limits/changeLogLength``): the client must sync in full. Absent means false.
+    public var pruned: Bool
 
     /// A page from its parts.
-    public init(epoch: String, revision: Int, more: Bool, changes: [AirportRecord]) {
+    public init(epoch: String, revision: Int, more: Bool, changes: [AirportRecord], pruned: Bool = false) {
         self.epoch = epoch
         self.revision = revision
         self.more = more
         self.changes = changes
+        self.pruned = pruned
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case epoch, revision, more, changes, pruned
+    }
+
+    /// Decodes a page; a missing `pruned` reads as false (servers before it sent none).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        epoch = try container.decode(String.self, forKey: .epoch)
+        revision = try container.decode(Int.self, forKey: .revision)
+        more = try container.decode(Bool.self, forKey: .more)
+        changes = try container.decode([AirportRecord].self, forKey: .changes)
+        pruned = try container.decodeIfPresent(Bool.self, forKey: .pruned) ?? false
     }
 }

@@ -120,7 +120,8 @@ public enum AirportsSync {
             seconds: 0)
     }
 
-    /// Catches up from `cursor`; `nil` when the server's epoch changed (a full sync is needed).
+    /// Catches up from `cursor`; `nil` when the server's epoch changed or its change log no longer
+    /// reaches back to `cursor` (a full sync is needed).
     static func incremental(client: APIClient, store: some Store, cursor: SyncCursor, country: String?)
         async throws -> Summary?
     {
@@ -130,7 +131,8 @@ public enum AirportsSync {
         while true {
             let page = try await client.send(AirportsAPI.Changes(since: revision, country: country))
             requests += 1
-            guard page.epoch == cursor.epoch else { return nil }
+            // Another import, or changes the server no longer keeps: sync in full.
+            guard page.epoch == cursor.epoch, !page.pruned else { return nil }
             if page.more, page.revision <= revision {
                 throw DepotError(
                     .mappingFailed, "GET /changes?since=\(revision) promised more changes but did not move forward",

@@ -89,6 +89,27 @@ struct AirportsPostgresTests {
         }
     }
 
+    @Test("a NUL in a PATCHed text or a query answers 400 naming it, as on SQLite (PostgreSQL refuses NUL in text)")
+    func nulIsRefusedAlike() async throws {
+        try await withPostgres { _, store in
+            try await store.repository(Airport.self).insert(
+                Airport(
+                    icao: "ZZ00", iata: nil, name: "Field", city: nil, subdivision: nil, country: "ZZ", elevation: 0,
+                    latitude: 0, longitude: 0, timeZone: nil, localCode: nil))
+            let server = try await AirportsServer.start(store: store)
+            try await withCleanup {
+                let patch = try await RawHTTP.patch(server, "ZZ00", #"{"name": "a\u0000b"}"#)
+                #expect(patch.status == 400)
+                #expect(patch.error == "'name' cannot contain NUL (U+0000)")
+                let query = try await RawHTTP.get(server, "/airports?q=a%00b")
+                #expect(query.status == 400)
+                #expect(try await store.repository(Airport.self).find("ZZ00")?.name == "Field")
+            } cleanup: {
+                await server.stop()
+            }
+        }
+    }
+
     @Test("the airports executable imports into and queries PostgreSQL with --postgres")
     func commandLine() async throws {
         let binary = try airportsBinary()

@@ -1,8 +1,16 @@
 import AirportsExample
 import Depot
+import DepotHTTP
 import DepotSQLite
+import DepotTestSupport
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 @Suite("Airports API", .timeLimit(.minutes(10)))
 struct AirportsServerTests {
@@ -134,6 +142,12 @@ struct AirportsServerTests {
             (#"[{"name": "x"}]"#, "the body must be a JSON object"),
             (#"{"name": "x""#, "the body is not valid JSON"),
             (#"{"distance_km": 3}"#, "unknown member 'distance_km'"),
+            (#"{"name": "Oslo\u0000Gardermoen"}"#, "'name' cannot contain NUL (U+0000)"),
+            (#"{"city": "\u0000"}"#, "'city' cannot contain NUL (U+0000)"),
+            (
+                "{\"name\": \"" + String(repeating: "x", count: 201) + "\"}",
+                "'name' is 201 characters long; at most 200"
+            ),
         ])
     func badPatch(body: String, message: String) async throws {
         try await withReadOnlyServer { server, store in
@@ -181,5 +195,122 @@ struct AirportsServerTests {
             #expect(try await store.repository(Airport.self).find("ZZZZ") == nil)
             #expect(try await store.repository(AirportChange.self).count() == 0)
         }
+    }
+
+    @Test("a query parameter or path holding NUL answers 400 naming it, not 500")
+    func nulInTheAddress() async throws {
+        try await withReadOnlyServer { server, _ in
+            let query = try await RawHTTP.get(server, "/airports?q=a%00b")
+            #expect(query.status == 400)
+            #expect(query.error?.contains("q cannot contain NUL") == true, "\(query.error ?? "")")
+            let path = try await RawHTTP.get(server, "/airports/EN%00GM")
+            #expect(path.status == 400)
+        }
+    }
+
+    @Test("a taken port makes start() throw .connection naming the address, instead of waiting forever")
+    func portTaken() async throws {
+        try await withReadOnlyServer { server, store in
+            let error = await #expect(throws: DepotError.self) {
+                _ = try await AirportsServer.start(store: store, port: server.port)
+            }
+            #expect(error?.kind == .connection)
+            #expect(error?.message.contains("127.0.0.1:\(server.port)") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test("the change log keeps the newest changes; a client further behind is told to sync in full, and does")
+    func changeLogIsBounded() async throws {
+        let store = try SQLiteStore.temporary()
+        _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
+        var limits = AirportsServer.Limits()
+        limits.changeLogLength = 3
+        let server = try await AirportsServer.start(store: store, limits: limits)
+        try await withCleanup {
+            let client = APIClient(baseURL: server.baseURL)
+            let mirror = try SQLiteStore.temporary()
+            #expect(try await AirportsSync.run(client: client, into: mirror).kind == .full)
+            for call in 1...5 {
+                #expect(try await RawHTTP.patch(server, "ENGM", #"{"name": "Renamed \#(call)"}"#).status == 200)
+            }
+            #expect(try await store.repository(AirportChange.self).fetch().map(\.revision) == [3, 4, 5])
+            let behind = try await RawHTTP.get(server, "/changes?since=1")
+            #expect(behind.object["pruned"] as? Bool == true)
+            #expect((behind.object["changes"] as? [Any])?.isEmpty == true)
+            let close = try await RawHTTP.get(server, "/changes?since=2")
+            #expect(close.object["pruned"] as? Bool == false)
+            #expect((close.object["changes"] as? [Any])?.count == 3)
+            // The mirror synced at revision 0: its changes are gone, so it syncs in full.
+            let again = try await AirportsSync.run(client: client, into: mirror)
+            #expect(again.kind == .full)
+            #expect(try await mirror.repository(Airport.self).find("ENGM")?.name == "Renamed 5")
+            #expect(try await AirportsSync.run(client: client, into: mirror).kind == .incremental)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    @Test("an idle connection is closed after the idle timeout; beyond the connection limit, new ones wait")
+    func idleTimeoutAndConnectionLimit() async throws {
+        let (_, store) = try await SharedServer.get()
+        var limits = AirportsServer.Limits()
+        limits.idleTimeout = .seconds(1)
+        limits.maximumConnections = 1
+        let server = try await AirportsServer.start(store: store, limits: limits)
+        try await withCleanup {
+            // One idle connection takes the only place; a request waits behind it until the
+            // server closes it for idling, then is answered.
+            let idle = try IdleSocket(port: server.port)
+            defer { idle.close() }
+            let answer = try await RawHTTP.get(server, "/dataset")
+            #expect(answer.status == 200)
+            #expect(try await offPool { idle.waitUntilClosedByPeer() })
+        } cleanup: {
+            await server.stop()
+        }
+    }
+}
+
+/// A TCP connection to 127.0.0.1 that sends nothing: what a slow or idle client holds.
+final class IdleSocket: Sendable {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+            let kind = Int32(SOCK_STREAM.rawValue)
+        #else
+            let kind = SOCK_STREAM
+        #endif
+        descriptor = socket(AF_INET, kind, 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard descriptor >= 0, connected == 0 else {
+            throw DepotError(.connection, "could not connect to 127.0.0.1:\(port)")
+        }
+    }
+
+    /// Blocks until the server closes the connection (a read returns 0 or fails), for at most
+    /// 90 s (an outer bound); true when it did.
+    func waitUntilClosedByPeer() -> Bool {
+        var timeout = timeval(tv_sec: 90, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, 0)
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    func close() {
+        #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+        #else
+            _ = Darwin.close(descriptor)
+        #endif
     }
 }
