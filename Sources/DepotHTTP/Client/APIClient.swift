@@ -188,10 +188,24 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// One attempt: the transport's response, decompressed.
+    /// One attempt: the transport's response, redirects followed, decompressed.
     private func send(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
-        let response = try await transport.send(
+        var request = request
+        var response = try await transport.send(
             request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
+        var redirects = 0
+        while let next = Redirect.next(after: request, response, credentialHeaders: credentialHeaders) {
+            redirects += 1
+            guard redirects <= Redirect.maximum else {
+                throw HTTPError(
+                    .invalidResponse, endpoint: context.endpoint,
+                    detail: "more than \(Redirect.maximum) redirects (the last to \(next.url.absoluteString))",
+                    status: response.status)
+            }
+            request = next
+            response = try await transport.send(
+                request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
+        }
         do {
             return try ContentDecoding.decode(response, maximumSize: configuration.maximumResponseSize)
         } catch .tooLarge {

@@ -19,8 +19,9 @@
     /// defer { Task { try await transport.shutdown() } }
     /// ```
     ///
-    /// The transport's `HTTPClient` must not decompress bodies (the ``APIClient`` does); redirects
-    /// are followed.
+    /// The transport's `HTTPClient` must not decompress bodies (the ``APIClient`` does) and must
+    /// not follow redirects (the ``APIClient`` follows them, and drops the credentials it added
+    /// when a redirect leaves their origin; AsyncHTTPClient would forward a custom token header).
     public final class AsyncHTTPClientTransport: Transport {
         /// The underlying client.
         public let client: HTTPClient
@@ -51,13 +52,12 @@
         public static let shared = AsyncHTTPClientTransport(
             client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: defaultConfiguration))
 
-        /// Redirects followed (up to 10), no decompression, and no retrying of failed connection
-        /// attempts: the APIClient's ``RetryPolicy`` decides, so that a refused connection is a
-        /// prompt ``HTTPError/Kind/connectionFailed`` on every transport (AsyncHTTPClient would
-        /// otherwise keep trying until the request's deadline).
+        /// Redirects returned, not followed (the ``APIClient`` follows them), no decompression, and
+        /// no retrying of failed connection attempts: the APIClient's ``RetryPolicy`` decides, so
+        /// that a refused connection is a prompt ``HTTPError/Kind/connectionFailed`` on every
+        /// transport (AsyncHTTPClient would otherwise keep trying until the request's deadline).
         public static var defaultConfiguration: HTTPClient.Configuration {
-            var configuration = HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: 10, allowCycles: false), decompression: .disabled)
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
             configuration.connectionPool.retryConnectionEstablishment = false
             return configuration
         }

@@ -20,8 +20,9 @@ import Synchronization
 /// milliseconds on Linux). Foundation decodes gzip and deflate itself; this transport removes
 /// the `Content-Encoding` field it leaves behind.
 public final class URLSessionTransport: Transport {
-    /// The underlying session.
+    /// The underlying session; its delegate is the transport's own.
     public let session: URLSession
+    private let tasks: TaskRegistry
 
     /// A transport on a session of its own: ephemeral, without cache or cookie storage.
     public convenience init() {
@@ -30,14 +31,22 @@ public final class URLSessionTransport: Transport {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = Self.transportTimeout
-        configuration.timeoutIntervalForResource = Self.transportTimeout
-        self.init(session: URLSession(configuration: configuration))
+        self.init(configuration: configuration)
     }
 
-    /// A transport on `session`.
-    public init(session: URLSession) {
-        self.session = session
+    /// A transport on a session made from `configuration`, with the transport as its delegate:
+    /// bodies are received piece by piece (and refused as soon as they pass the size limit), and
+    /// redirects come back as responses, for the ``APIClient`` to follow.
+    public init(configuration: URLSessionConfiguration) {
+        configuration.timeoutIntervalForRequest = Self.transportTimeout
+        configuration.timeoutIntervalForResource = Self.transportTimeout
+        let tasks = TaskRegistry()
+        self.tasks = tasks
+        session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     /// One transport for the whole process.
@@ -47,12 +56,13 @@ public final class URLSessionTransport: Transport {
     private static let transportTimeout: TimeInterval = 24 * 60 * 60
 
     /// Sends `request` on ``session`` and returns the whole response; cancelling the calling task
-    /// cancels the `URLSessionTask`.
+    /// cancels the `URLSessionTask`. A redirect is returned as it came, not followed.
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - maximumBodySize: The largest body accepted, in bytes; checked once URLSession has
-    ///     received the whole body (after its own gzip or deflate decoding).
+    ///   - maximumBodySize: The largest body accepted, in bytes, counted as it arrives (after
+    ///     URLSession's own gzip or deflate decoding): the task is cancelled the moment the body
+    ///     passes it, or when its announced length does.
     /// - Returns: The response, with `Content-Encoding` and `Content-Length` removed when Foundation
     ///   already decoded the body.
     /// - Throws: ``HTTPError`` of kind ``HTTPError/Kind/responseTooLarge`` for a body over
@@ -88,10 +98,10 @@ public final class URLSessionTransport: Transport {
         outgoing.httpBody = request.body
         // A task cancelled before it is resumed may never report; do not start one.
         if Task.isCancelled || interruption?.isInterrupted == true { throw CancellationError() }
-        let completion = Completion()
-        let task = session.dataTask(with: outgoing) { data, response, error in
-            completion.resume(data: data, response: response, error: error)
-        }
+        let completion = Completion(limit: maximumBodySize)
+        let task = session.dataTask(with: outgoing)
+        tasks.register(task, completion)
+        defer { tasks.remove(task) }
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await TransportInterruption.stopping(
@@ -114,9 +124,6 @@ public final class URLSessionTransport: Transport {
         guard let response = response as? HTTPURLResponse else {
             throw HTTPError(.invalidResponse, endpoint: "", detail: "URLSession returned a response without a status")
         }
-        guard data.count <= maximumBodySize else {
-            throw HTTPError.responseTooLarge(limit: maximumBodySize, status: response.statusCode)
-        }
         var headers = HeaderFields()
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
@@ -133,16 +140,63 @@ public final class URLSessionTransport: Transport {
     private static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]
 }
 
-/// Hands a data task's completion to the caller waiting for it, whichever comes first.
+/// The session's delegate: hands each task's events to the ``Completion`` its call waits on.
+private final class TaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
+    private let completions = Mutex<[Int: Completion]>([:])
+
+    func register(_ task: URLSessionTask, _ completion: Completion) {
+        completions.withLock { $0[task.taskIdentifier] = completion }
+    }
+
+    func remove(_ task: URLSessionTask) {
+        _ = completions.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    private func completion(_ task: URLSessionTask) -> Completion? {
+        completions.withLock { $0[task.taskIdentifier] }
+    }
+
+    // No `didReceive response:completionHandler:`: swift-corelibs-foundation pauses the transfer
+    // for it, and a body that then stalls ends as `cancelled` at once. The head is read from the
+    // task with the first piece of the body, and at completion.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // Over the limit: stop receiving (the task then completes, and the call fails as too large).
+        guard let completion = completion(dataTask), completion.append(data, response: dataTask.response) else {
+            return
+        }
+        dataTask.cancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // The APIClient follows redirects itself, dropping credentials on a change of origin.
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completion(task)?.finish(error: error, response: task.response)
+    }
+}
+
+/// Collects one data task's response and body, refusing a body past `limit` as it arrives, and
+/// hands the outcome to the caller waiting for it, whichever comes first.
 private final class Completion: Sendable {
     private typealias Outcome = Result<(Data, URLResponse), any Error>
 
     private struct State {
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
         var outcome: Outcome?
+        var response: URLResponse?
+        var body = Data()
+        var tooLarge = false
     }
 
+    private let limit: Int
     private let state = Mutex(State())
+
+    init(limit: Int) { self.limit = limit }
 
     func store(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
         let early = state.withLock { state -> Outcome? in
@@ -153,21 +207,47 @@ private final class Completion: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    func resume(data: Data?, response: URLResponse?, error: (any Error)?) {
-        let outcome: Outcome
-        if let error {
-            outcome = .failure(error)
-        } else if let response {
-            outcome = .success((data ?? Data(), response))
-        } else {
-            outcome = .failure(
-                HTTPError(.invalidResponse, endpoint: "", detail: "URLSession completed without a response"))
+    /// Appends a piece of the body; true when the body is now over the limit (the task is to
+    /// stop). With the first piece comes the response head: a body announcing a length over the
+    /// limit stops at once (unless Foundation decodes it: a compressed length says nothing of the
+    /// decoded one).
+    func append(_ data: Data, response: URLResponse?) -> Bool {
+        state.withLock { state in
+            if state.response == nil, let response {
+                state.response = response
+                let encoded = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") != nil
+                if !encoded, response.expectedContentLength > Int64(limit) { state.tooLarge = true }
+            }
+            guard !state.tooLarge else { return true }
+            guard state.body.count + data.count <= limit else {
+                state.tooLarge = true
+                state.body = Data()
+                return true
+            }
+            state.body.append(data)
+            return false
         }
-        let continuation = state.withLock { state -> CheckedContinuation<(Data, URLResponse), any Error>? in
+    }
+
+    func finish(error: (any Error)?, response: URLResponse?) {
+        let continuation = state.withLock { state -> (CheckedContinuation<(Data, URLResponse), any Error>?, Outcome)? in
             guard state.outcome == nil else { return nil }
+            if state.response == nil { state.response = response }
+            let outcome: Outcome
+            if state.tooLarge {
+                let status = (state.response as? HTTPURLResponse)?.statusCode ?? 0
+                outcome = .failure(HTTPError.responseTooLarge(limit: limit, status: status))
+            } else if let error {
+                outcome = .failure(error)
+            } else if let response = state.response {
+                outcome = .success((state.body, response))
+            } else {
+                outcome = .failure(
+                    HTTPError(.invalidResponse, endpoint: "", detail: "URLSession completed without a response"))
+            }
             state.outcome = outcome
-            return state.continuation.take()
+            return (state.continuation.take(), outcome)
         }
-        continuation?.resume(with: outcome)
+        if let (waiting, outcome) = continuation { waiting?.resume(with: outcome) }
     }
 }

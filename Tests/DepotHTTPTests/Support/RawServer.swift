@@ -7,7 +7,9 @@ import Synchronization
 /// A bare SwiftNIO HTTP/1.1 server on 127.0.0.1 for what a framework will not do on purpose:
 /// - `/drop…`: closes the connection without answering;
 /// - `/drop-mid-body`: sends a head promising 1,000 bytes, 100 of them, then closes;
-/// - `/hang/<id>`: never answers, and records when the client closed the connection.
+/// - `/hang/<id>`: never answers, and records when the client closed the connection;
+/// - `/headers`: answers the request's header fields as a JSON object (name → value): another
+///   origin (another port) than the Hummingbird test server, for redirects that leave it.
 final class RawServer: Sendable {
     let port: Int
     let baseURL: URL
@@ -68,6 +70,7 @@ final class RawServer: Sendable {
         let events: Events
         var path = ""
         var hangID: String?
+        var headers: [String: String] = [:]
 
         init(events: Events) { self.events = events }
 
@@ -75,6 +78,7 @@ final class RawServer: Sendable {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 path = head.uri
+                headers = Dictionary(head.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
                 events.hit(path)
                 if path.hasPrefix("/hang/") {
                     let id = String(path.dropFirst("/hang/".count))
@@ -115,6 +119,16 @@ final class RawServer: Sendable {
                     wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 100)))),
                     promise: nil)
                 context.close(promise: nil)
+            } else if path.hasPrefix("/headers") {
+                let body = (try? JSONSerialization.data(withJSONObject: headers)) ?? Data("{}".utf8)
+                var fields = HTTPHeaders()
+                fields.add(name: "Content-Type", value: "application/json")
+                fields.add(name: "Content-Length", value: "\(body.count)")
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))),
+                    promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             } else if path.hasPrefix("/drop") {
                 context.close(promise: nil)
             } else if hangID == nil {

@@ -86,6 +86,36 @@ final class TestServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: body)))
         }
 
+        // /redirect?to=URL&status=302: a redirect to `to` (absolute or relative), any method.
+        for method in [HTTPRequest.Method.get, .post, .head] {
+            router.on("/redirect", method: method) { request, _ -> Response in
+                let query = items(request.uri.query)
+                return Response(
+                    status: .init(code: Int(query["status"] ?? "") ?? 302),
+                    headers: [.location: query["to"] ?? "/echo"])
+            }
+        }
+
+        // Redirects to itself, for ever.
+        router.get("/loop") { _, _ in Response(status: .found, headers: [.location: "/loop"]) }
+
+        // A body with no announced length that does not end (up to 1 GiB, 64 KiB at a time) until
+        // the client stops reading: what a misbehaving server or a decompression bomb looks like.
+        // Counts the chunks written as "endless-<id>".
+        router.get("/endless/:id") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            return Response(
+                status: .ok,
+                body: .init { writer in
+                    let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
+                    for _ in 0..<16_384 {
+                        try await writer.write(chunk)
+                        _ = counters.increment("endless-\(id)")
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+
         router.get("/large") { request, _ -> Response in
             let count = Int(items(request.uri.query)["bytes"] ?? "") ?? 0
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: largeBody(count))))
