@@ -114,13 +114,16 @@ public final class SQLiteEngine: SQLEngine {
             return true
         }
         guard start else { return }
-        // The baseline is read now, before the subscriber can act: a commit by another process
-        // right after subscribing must show up as a change, not as the starting point.
+        // The baseline is queued on the writer now, before the subscriber can act (a commit by
+        // another process right after subscribing must show up as a change, not as the starting
+        // point), without waiting here: this runs on a Swift concurrency thread, and the writer may
+        // be inside a transaction that needs one.
         let versionSQL = SQLRenderer.sqliteDataVersion.sql
         let tablesSQL = SQLRenderer(dialect: .sqlite).catalogTables.sql
-        let baseline = try? database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: versionSQL) }
+        let baseline = Baseline()
+        database.asyncWriteWithoutTransaction { db in baseline.set(try? Int.fetchOne(db, sql: versionSQL)) }
         Task.detached { [weak self] in
-            var last = baseline
+            var last = await baseline.value()
             while let engine = self {
                 let keepGoing = engine.monitorRunning.withLock { running -> Bool in
                     if broadcaster.subscriberCount == 0 { running = false }
@@ -227,6 +230,36 @@ public struct SQLiteConnection: SQLConnection {
         return try await run { db in
             try SQLiteOperations.write(
                 rows, sql: sql, table: table, keyPositions: keyPositions, db: db, statements: engine.statements)
+        }
+    }
+}
+
+/// The `data_version` a commit watcher starts from, read on the writer's queue and awaited by the
+/// watcher's task.
+private final class Baseline: Sendable {
+    private struct State {
+        var value: Int??
+        var waiting: [CheckedContinuation<Int?, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    func set(_ version: Int?) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Int?, Never>] in
+            state.value = .some(version)
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume(returning: version) }
+    }
+
+    func value() async -> Int? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Int?? in
+                if let value = state.value { return value }
+                state.waiting.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

@@ -69,6 +69,23 @@ private func decodeUsers(_ json: String) throws -> [TestUserDTO] {
 
 extension StoreConformance {
     static let partialCases: [ConformanceCase] = [
+        ConformanceCase(
+            "patches of 2,500 composite-key rows lacking a required column check their keys in chunks, and name a missing one"
+        ) {
+            (store: any Store) async throws in
+            let samples = store.repository(Sample.self)
+            try await samples.insert((0..<2_500).map { Sample(site: "s\($0 % 7)", number: $0, value: 0, unit: "m") })
+            // `unit` is required and absent: each key must be stored (one OR of ANDs would pass
+            // SQLite's expression depth limit of 1,000).
+            let patches = (0..<2_500).map { Patch<Sample>(key: "s\($0 % 7)", $0).set(\.value, Double($0)) }
+            try await samples.apply(patches)
+            #expect(try await samples.count(where: \.value == 1_234) == 1)
+            let unknown = patches.dropLast() + [Patch<Sample>(key: "nowhere", 9_999).set(\.value, 1)]
+            let error = await #expect(throws: DepotError.self) { try await samples.apply(Array(unknown)) }
+            #expect(error?.kind == .missingColumns)
+            #expect(error?.message.contains("('nowhere', 9999) is not stored") == true, "\(error?.message ?? "")")
+            #expect(try await samples.count() == 2_500)
+        },
         ConformanceCase("a patch changes only the columns it assigns") { (store: any Store) async throws in
             let users = store.repository(TestUser.self)
             let seen = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
@@ -229,4 +246,20 @@ extension StoreConformance {
             #expect(try await users.find(1)?.name == "One")
         },
     ]
+}
+
+/// A measurement keyed by site and number, with required columns besides its key: patches that
+/// leave `unit` out can only update stored rows.
+struct Sample: Entity, Equatable {
+    var site: String
+    var number: Int
+    var value: Double
+    var unit: String
+
+    static let schema = Schema<Sample>("conformance_samples", primaryKey: \.site, \.number) {
+        Column(\.site, "site")
+        Column(\.number, "number")
+        Column(\.value, "value")
+        Column(\.unit, "unit")
+    }
 }

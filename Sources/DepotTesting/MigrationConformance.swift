@@ -547,6 +547,19 @@ public enum MigrationConformance {
                 try await ports.count(where: .contains(\.elevation, "0", .caseInsensitive))
                     == many.count { String($0.elevation).contains("0") })
         },
+        MigrationCase("a text default with quotes and backslashes fills existing rows exactly as written") {
+            open in
+            let store = try await open()
+            let text = #"C:\new\table 'quoted' \' \\"#
+            try await store.migrate(Migrations([createPorts]))
+            try await store.repository(PortV1.self).insert(oslo)
+            try await store.migrate(
+                Migrations([
+                    createPorts,
+                    Migration("2 country", [.addColumn("country", .text, to: "ports", default: .text(text))]),
+                ]))
+            #expect(try await store.repository(PortV2.self).fetchAll().map(\.country) == [text])
+        },
         MigrationCase("adding a foreign key fails on dangling rows, naming them, and passes once they are gone") {
             open in
             let store = try await open()

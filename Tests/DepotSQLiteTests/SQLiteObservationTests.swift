@@ -48,4 +48,31 @@ struct SQLiteObservationTests {
         _ = try await iterator.next()
         #expect(counting.fetchCount == before + 1)
     }
+
+    @Test(
+        "commits() returns at once while the writer is inside a transaction (it waited for it, on a concurrency thread)"
+    )
+    func commitsDoesNotWaitForTheWriter() async throws {
+        let store = try SQLiteStore.temporary()
+        let inside = Signal()
+        let release = Signal()
+        let writing = Task {
+            try await store.transaction { writer in
+                _ = try await writer.write(
+                    RowBatch(columns: ["station", "sequence", "value"], values: [.text("a"), .integer(1), .null]),
+                    into: Reading.schema.table, mode: .insert)
+                inside.fire()
+                // Held open until commits() has returned: before, commits() waited for this
+                // transaction, which waited for it — a deadlock.
+                try await release.wait()
+            }
+        }
+        try await inside.wait()
+        let commits = store.commits()
+        release.fire()
+        try await writing.value
+        var iterator = commits.makeAsyncIterator()
+        try await store.repository(Reading.self).insert(Reading(station: "b", sequence: 2, value: nil))
+        #expect(await iterator.next()?.tables == ["readings"])
+    }
 }

@@ -141,8 +141,8 @@ extension Repository {
     }
 
     /// Fails, naming the missing columns, when a key of `batch` is not stored yet (the patch
-    /// would create a row without its required columns). One count query when all keys exist.
-    /// (An update does not create rows, so this holds after it as before it.)
+    /// would create a row without its required columns). One count query per chunk of keys when
+    /// all exist. (An update does not create rows, so this holds after it as before it.)
     private static func requireStored(
         _ batch: RowBatch, lacking: [String], table: TableDescription, writer: any StoreWriter
     ) async throws {
@@ -150,24 +150,34 @@ extension Repository {
         let width = batch.columns.count
         let keys = (0..<batch.count).map { row in Array(batch.values[(row * width)..<(row * width + keyColumns.count)])
         }
-        let predicate: PredicateNode
-        if keyColumns.count == 1 {
-            predicate = .isIn(column: keyColumns[0], keys.map { $0[0] })
-        } else {
-            predicate = .or(keys.map { key in .and(zip(keyColumns, key).map { .compare(column: $0, .equal, $1) }) })
-        }
-        let query = SelectQuery(table: table, predicate: predicate)
-        if try await writer.count(query) == keys.count { return }
-        let indices = table.primaryKeyIndices
-        let stored = Set(try await writer.fetch(query) { row in indices.map { row[$0] } })
-        if let missing = keys.first(where: { !stored.contains($0) }) {
-            throw DepotError(
-                .missingColumns,
-                "\(table.entityName) row \(TableDescription.describeKey(missing)) is not stored, and its patch lacks "
-                    + "required column(s) " + lacking.joined(separator: ", "),
-                table: table.name, column: lacking.first)
+        // Composite keys become one OR of ANDs: chunked, so no statement passes SQLite's
+        // expression depth (1,000) or bound-parameter limits however large the batch.
+        let chunkSize = keyColumns.count == 1 ? keys.count : compositeKeysPerQuery
+        for start in stride(from: 0, to: keys.count, by: max(chunkSize, 1)) {
+            let chunk = Array(keys[start..<min(start + chunkSize, keys.count)])
+            let predicate: PredicateNode
+            if keyColumns.count == 1 {
+                predicate = .isIn(column: keyColumns[0], chunk.map { $0[0] })
+            } else {
+                predicate = .or(
+                    chunk.map { key in .and(zip(keyColumns, key).map { .compare(column: $0, .equal, $1) }) })
+            }
+            let query = SelectQuery(table: table, predicate: predicate)
+            if try await writer.count(query) == chunk.count { continue }
+            let indices = table.primaryKeyIndices
+            let stored = Set(try await writer.fetch(query) { row in indices.map { row[$0] } })
+            if let missing = chunk.first(where: { !stored.contains($0) }) {
+                throw DepotError(
+                    .missingColumns,
+                    "\(table.entityName) row \(TableDescription.describeKey(missing)) is not stored, and its patch "
+                        + "lacks required column(s) " + lacking.joined(separator: ", "),
+                    table: table.name, column: lacking.first)
+            }
         }
     }
+
+    /// Composite keys per existence query (an OR of that many ANDs).
+    static var compositeKeysPerQuery: Int { 200 }
 
     /// Applies the patches `mapper` makes from `sources` (see ``apply(_:)``).
     ///

@@ -70,7 +70,12 @@ extension SQLMigrator {
             guard number.isFinite else { throw DepotError(.migration, "a default of \(number) cannot be stored") }
             return "\(number)"
         case .decimal(let number): return dialect == .sqlite ? "'\(number)'" : "\(number)"
-        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let text):
+            let quoted = text.replacingOccurrences(of: "'", with: "''")
+            guard dialect == .postgres else { return "'" + quoted + "'" }
+            // An escape string means the same whatever `standard_conforming_strings` says (a plain
+            // literal's backslashes are escapes when it is off).
+            return "E'" + quoted.replacingOccurrences(of: "\\", with: "\\\\") + "'"
         case .blob, .date, .uuid:
             throw DepotError(
                 .migration,
