@@ -1,5 +1,6 @@
 import Depot
 import DepotSQL
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -31,16 +32,39 @@ enum PostgresOperations {
     }
 
     /// Runs a rendered `SELECT`, receives every row, then hands them to `read` through a cursor.
-    static func scan<Result>(
+    static func scan<Result: Sendable>(
         _ statement: SQLStatement, table: TableDescription, on connection: PostgresConnection,
-        _ read: (inout any StoreCursor) throws -> Result
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
-        var rows: [PostgresRow] = []
-        for try await row in try await connection.query(query(statement), logger: logger) {
-            rows.append(row)
+        let width = table.columns.count
+        var rows = try await connection.query(query(statement), logger: logger).makeAsyncIterator()
+        // A result that fits in one buffer is read as it is, on the caller's task.
+        var head: [PostgresRow] = []
+        while head.count < RowChannel.capacity, let row = try await rows.next() { head.append(row) }
+        if head.count < RowChannel.capacity {
+            var cursor: any StoreCursor = PostgresRowCursor(rows: head, width: width)
+            return try read(&cursor)
         }
-        var cursor: any StoreCursor = PostgresRowCursor(rows: rows, width: table.columns.count)
-        return try read(&cursor)
+        // A larger one streams: `read` runs on a thread of its own (the cursor is synchronous and
+        // waits there for rows), while this task receives rows, at most `capacity` ahead of it.
+        let channel = RowChannel(head)
+        async let result: Result = withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                var cursor: any StoreCursor = StreamedRowCursor(channel: channel, width: width)
+                let outcome = Swift.Result { try read(&cursor) }
+                channel.readerFinished()
+                continuation.resume(with: outcome)
+            }
+        }
+        do {
+            while let row = try await rows.next() {
+                guard await channel.push(row) else { break }  // the reader stopped early
+            }
+            channel.finish(nil)
+        } catch {
+            channel.finish(error)
+        }
+        return try await result
     }
 
     /// Runs a statement returning one integer (a `COUNT(*)`).
@@ -187,6 +211,115 @@ public struct PostgresEngineConnection: SQLConnection {
 }
 
 /// Received rows, decoded one row at a time as the cursor reaches it.
+/// Rows handed from the task that receives them to the thread a streamed read runs on: at most
+/// ``capacity`` waiting, so memory stays bounded however many rows the query returns.
+final class RowChannel: @unchecked Sendable {
+    /// Rows received ahead of the reader, at most.
+    static let capacity = 1_024
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var buffer: [PostgresRow]
+    private var start = 0
+    private var finished = false
+    private var failure: (any Error)?
+    private var readerDone = false
+    private var waitingProducer: CheckedContinuation<Bool, Never>?
+
+    init(_ head: [PostgresRow]) { buffer = head }
+
+    /// Hands `row` to the reader, waiting while the buffer is full; false once the reader stopped.
+    func push(_ row: PostgresRow) async -> Bool {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            if readerDone {
+                condition.unlock()
+                continuation.resume(returning: false)
+            } else if buffer.count - start < Self.capacity {
+                buffer.append(row)
+                condition.signal()
+                condition.unlock()
+                continuation.resume(returning: true)
+            } else {
+                buffer.append(row)  // kept; the producer waits until the reader makes room
+                waitingProducer = continuation
+                condition.signal()
+                condition.unlock()
+            }
+        }
+    }
+
+    /// The stream ended (with `error` when it failed).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The reader returned: the producer stops at its next row.
+    func readerFinished() {
+        condition.lock()
+        readerDone = true
+        let producer = waitingProducer
+        waitingProducer = nil
+        condition.unlock()
+        producer?.resume(returning: false)
+    }
+
+    /// The next row, waiting for it (on the reader's thread); nil at the end of the stream.
+    ///
+    /// - Throws: The error the stream ended with.
+    func take() throws -> PostgresRow? {
+        condition.lock()
+        while start == buffer.count && !finished { condition.wait() }
+        guard start < buffer.count else {
+            let failure = failure
+            condition.unlock()
+            if let failure { throw failure }
+            return nil
+        }
+        let row = buffer[start]
+        start += 1
+        if start >= Self.capacity {  // drop what was read, now and then
+            buffer.removeFirst(start)
+            start = 0
+        }
+        var producer: CheckedContinuation<Bool, Never>?
+        if buffer.count - start < Self.capacity {
+            producer = waitingProducer
+            waitingProducer = nil
+        }
+        condition.unlock()
+        producer?.resume(returning: true)
+        return row
+    }
+}
+
+/// A cursor over a streamed result: each ``next()`` takes one row from the ``RowChannel``.
+struct StreamedRowCursor: StoreCursor {
+    let channel: RowChannel
+    var values: [StoredValue]
+
+    init(channel: RowChannel, width: Int) {
+        self.channel = channel
+        self.values = [StoredValue](repeating: .null, count: width)
+    }
+
+    mutating func next() throws -> Bool {
+        guard let row = try channel.take() else { return false }
+        var column = 0
+        for cell in row {
+            values[column] = try PostgresWire.read(cell)
+            column += 1
+        }
+        return true
+    }
+
+    func value(at column: Int) -> StoredValue { values[column] }
+}
+
 struct PostgresRowCursor: StoreCursor {
     let rows: [PostgresRow]
     var index = -1

@@ -120,6 +120,33 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("a result larger than one buffer streams: every row in order; readers that stop early leave the pool usable")
+    func streamedScan() async throws {
+        try await PostgresTestServer.withSingleConnectionStore { single in
+            let readings = single.repository(Reading.self)
+            let rows = (0..<5_000).map { Reading(station: "s\($0 % 3)", sequence: $0, value: Double($0) / 4) }
+            try await readings.insert(rows)
+            #expect(try await readings.fetch(orderBy: [.ascending(\.sequence)]) == rows)
+            let query = SelectQuery(table: Reading.schema.table, predicate: nil)
+            for _ in 0..<10 {
+                let seen = try await single.scan(query) { cursor in
+                    var seen = 0
+                    while seen < 3, try cursor.next() { seen += 1 }
+                    return seen
+                }
+                #expect(seen == 3)
+            }
+            let error = await #expect(throws: DepotError.self) {
+                _ = try await single.scan(query) { cursor -> Int in
+                    for _ in 0..<2_000 { _ = try cursor.next() }
+                    throw DepotError(.decodingFailed, "the reader gives up")
+                }
+            }
+            #expect(error?.message == "the reader gives up")
+            #expect(try await readings.count() == 5_000)
+        }
+    }
+
     @Test("bulk insert and upsert of 12,345 rows span several statements, exact and complete")
     func bulk() async throws {
         try await PostgresTestServer.withStore { store in
@@ -209,23 +236,16 @@ struct PostgresStoreTests {
 
     @Test("with a pool of one, an observer holds no pooled connection: other calls still run")
     func observerLeavesThePoolAlone() async throws {
-        try await PostgresTestServer.withStore { store in
-            var configuration = store.configuration
-            configuration.maximumConnections = 1
-            let single = PostgresStore(configuration: configuration)
-            try await withCleanup {
-                let airports = single.repository(TestAirport.self)
-                var iterator = airports.observe(where: \.country == "NO").makeAsyncIterator()
-                #expect(try await iterator.next()?.isEmpty == true)
-                #expect(await single.waitUntilListening())
-                // Before: the listener kept the pool's only connection, and these waited for it
-                // until the connect timeout.
-                try await airports.insert(TestAirport.sample)
-                #expect(try await airports.count() == TestAirport.sample.count)
-                #expect(try await iterator.next()?.count == TestAirport.sample.filter { $0.country == "NO" }.count)
-            } cleanup: {
-                await single.close()
-            }
+        try await PostgresTestServer.withSingleConnectionStore { single in
+            let airports = single.repository(TestAirport.self)
+            var iterator = airports.observe(where: \.country == "NO").makeAsyncIterator()
+            #expect(try await iterator.next()?.isEmpty == true)
+            #expect(await single.waitUntilListening())
+            // Before: the listener kept the pool's only connection, and these waited for it
+            // until the connect timeout.
+            try await airports.insert(TestAirport.sample)
+            #expect(try await airports.count() == TestAirport.sample.count)
+            #expect(try await iterator.next()?.count == TestAirport.sample.filter { $0.country == "NO" }.count)
         }
     }
 

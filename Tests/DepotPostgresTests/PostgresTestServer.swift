@@ -29,6 +29,21 @@ enum PostgresTestServer {
 }
 
 extension PostgresTestServer {
+    /// A fresh store with a pool of one connection (on a new schema, dropped afterwards), given to
+    /// `body`: what shows whether a call holds a connection it should not.
+    static func withSingleConnectionStore(_ body: (PostgresStore) async throws -> Void) async throws {
+        try await withStore { store in
+            var configuration = store.configuration
+            configuration.maximumConnections = 1
+            let single = PostgresStore(configuration: configuration)
+            try await withCleanup {
+                try await body(single)
+            } cleanup: {
+                await single.close()
+            }
+        }
+    }
+
     /// Runs the statements of `sql` on its own connection (outside any store) in `schema`, one after
     /// another; the last one's rows, every cell as text.
     static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {
