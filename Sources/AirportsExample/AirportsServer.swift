@@ -45,7 +45,7 @@ public final class AirportsServer: Sendable {
         /// The longest text member a `PATCH` may set, in characters.
         public var maximumTextLength = 200
         /// How many changes `GET /changes` can reach back: older ones are dropped as new ones come
-        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``).
+        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``); at least 1.
         public var changeLogLength = 10_000
 
         /// The defaults: 30 s idle, 256 connections, 200-character texts, 10,000 changes.
@@ -148,7 +148,8 @@ struct AirportsRoutes: Sendable {
 
     func list(_ request: Request) async throws -> [AirportRecord] {
         let parameters = try QueryParameters(
-            request.uri.query, allowed: ["country", "q", "near", "min_elevation", "after", "limit"])
+            request.uri.query, allowed: ["country", "q", "near", "min_elevation", "after", "limit"],
+            maximumTextLength: limits.maximumTextLength)
         var query = AirportQuery(limit: try parameters.limit(default: 100))
         query.country = try parameters.text("country")
         query.search = try parameters.text("q")
@@ -192,20 +193,24 @@ struct AirportsRoutes: Sendable {
             Data(buffer: body), icao: icao, maximumTextLength: limits.maximumTextLength)
         let members = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let hasChanges = record != AirportRecord(icao: icao)
-        // The patch writes only the fields it carries (no read-modify-write to lose). The change
-        // log's next revision is read, then inserted: a server process beside this one may take
-        // the same number first, and then the insert fails on the key and the whole write runs again.
+        // The patch writes only the fields it carries (no read-modify-write to lose). Change-log
+        // writers take turns: each first rewrites the dataset row as it is, which holds that row's
+        // lock until commit (PostgreSQL; SQLite has one writer anyway), so the next revision read
+        // after it is free. Should another writer still take the number first (a dataset row
+        // replaced by an import), the insert fails on the key and the whole write runs again.
         let updated = try await retryingTakenRevision(attempts: 5) {
             try await store.write { tx -> Airport? in
                 let airports = tx.repository(Airport.self)
                 guard let current = try await airports.find(icao) else { return nil }
                 guard hasChanges else { return current }
+                let datasets = tx.repository(AirportDataset.self)
+                if let dataset = try await datasets.find(AirportDataset.current) { try await datasets.upsert(dataset) }
                 try await airports.persist([record], mapper: AirportRecordMapper())
                 let changes = tx.repository(AirportChange.self)
                 let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
                 try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
                 // The log keeps the newest changes only; a client further behind syncs in full.
-                try await changes.remove(where: \.revision <= head + 1 - limits.changeLogLength)
+                try await changes.remove(where: \.revision <= head + 1 - max(1, limits.changeLogLength))
                 return try await airports.find(icao)
             }
         }
@@ -238,7 +243,8 @@ struct AirportsRoutes: Sendable {
     }
 
     func changes(_ request: Request) async throws -> ChangesPage {
-        let parameters = try QueryParameters(request.uri.query, allowed: ["since", "country", "limit"])
+        let parameters = try QueryParameters(
+            request.uri.query, allowed: ["since", "country", "limit"], maximumTextLength: limits.maximumTextLength)
         guard let sinceText = try parameters.text("since") else {
             throw APIProblem.badRequest("since is required: the revision the client has (0 for all changes)")
         }
@@ -248,12 +254,14 @@ struct AirportsRoutes: Sendable {
         let limit = try parameters.limit(default: 1_000)
         let country = try parameters.text("country")
         let epoch = try await store.repository(AirportDataset.self).find(AirportDataset.current)?.epoch ?? ""
-        let log = store.repository(AirportChange.self)
-        // Changes after `since` that the log dropped: the client cannot catch up from here.
-        if let oldest = try await log.first(orderBy: [.ascending(\.revision)])?.revision, since + 1 < oldest {
+        let rows = try await store.repository(AirportChange.self).fetch(
+            where: \.revision > since, orderBy: [.ascending(\.revision)], limit: limit)
+        // Revisions are consecutive: a first one past `since + 1` means the log dropped changes the
+        // client has not seen (read in the same statement as the page, so a prune in between
+        // cannot hide one), and it cannot catch up from here.
+        if let first = rows.first?.revision, first - 1 > since {
             return ChangesPage(epoch: epoch, revision: since, more: false, changes: [], pruned: true)
         }
-        let rows = try await log.fetch(where: \.revision > since, orderBy: [.ascending(\.revision)], limit: limit)
         var records = try rows.map { row in
             do {
                 return try JSONDecoder().decode(AirportRecord.self, from: Data(row.members.utf8))
@@ -331,7 +339,11 @@ struct AirportsRoutes: Sendable {
 struct QueryParameters {
     private var values: [String: String] = [:]
 
-    init(_ query: String?, allowed: Set<String>) throws {
+    /// The longest value a parameter may have, in characters.
+    private let maximumTextLength: Int
+
+    init(_ query: String?, allowed: Set<String>, maximumTextLength: Int) throws {
+        self.maximumTextLength = maximumTextLength
         for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decoded(_ text: Substring) throws -> String {
@@ -360,10 +372,9 @@ struct QueryParameters {
         guard !value.unicodeScalars.contains("\u{0}") else {
             throw APIProblem.badRequest("\(name) cannot contain NUL (U+0000)")
         }
-        guard value.count <= AirportsServer.Limits().maximumTextLength else {
+        guard value.count <= maximumTextLength else {
             throw APIProblem.badRequest(
-                "\(name) is \(value.count) characters long; at most \(AirportsServer.Limits().maximumTextLength) are accepted"
-            )
+                "\(name) is \(value.count) characters long; at most \(maximumTextLength) are accepted")
         }
         return value
     }

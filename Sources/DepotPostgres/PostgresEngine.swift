@@ -126,6 +126,8 @@ public final class PostgresEngine: SQLEngine {
     let listener = Mutex<Task<Void, Never>?>(nil)
     /// Whether the listener's `LISTEN` is in force.
     let listening = ListeningFlag()
+    /// Whether a listener of this store was ever in force.
+    private let listenedBefore = ListenedFlag()
 
     /// Connects to the server `configuration` names. Connections open on first use; an
     /// unreachable server surfaces as a `.connection` error from the first operation.
@@ -310,20 +312,25 @@ public final class PostgresEngine: SQLEngine {
     ///
     /// The listener has a connection of its own, outside the pool (a pool of one still serves
     /// every other call), opened when the first subscriber comes and closed when the last one
-    /// leaves. When its `LISTEN` comes into force again after a lost connection it publishes
-    /// `StoreCommit.anythingMayHaveChanged`, so every observer reads its query again once: commits
-    /// made while it reconnected are not missed.
+    /// leaves. When its `LISTEN` comes into force again — after a lost connection, or for observers
+    /// that came back after everyone had stopped — it publishes `StoreCommit.anythingMayHaveChanged`,
+    /// so every observer reads its query again once: commits made while nobody listened are not
+    /// missed.
     public func watchExternalCommits(_ broadcaster: CommitBroadcaster) {
-        broadcaster.whenIdle { [weak self] in self?.stopWatching(broadcaster) }
+        broadcaster.whenIdle { [weak self, weak broadcaster] in
+            guard let self, let broadcaster else { return }
+            self.stopWatching(broadcaster)
+        }
         listener.withLock { task in
             guard task == nil else { return }
             let parts = ListenerParts(
-                settings: listenerSettings, identity: identity, broadcaster: broadcaster, flag: listening)
+                settings: listenerSettings, identity: identity, broadcaster: broadcaster, flag: listening,
+                listenedBefore: listenedBefore)
             task = Task {
                 let client = PostgresClient(configuration: parts.settings, backgroundLogger: PostgresOperations.logger)
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await client.run() }
-                    var listened = false
+                    var listened = parts.listenedBefore.value.withLock { $0 }
                     while !Task.isCancelled {
                         listened = await Self.listen(parts, on: client, again: listened)
                         try? await Task.sleep(for: .milliseconds(200))
@@ -371,6 +378,9 @@ public final class PostgresEngine: SQLEngine {
         let identity: String
         let broadcaster: CommitBroadcaster
         let flag: ListeningFlag
+        /// Whether a listener of this store was ever in force (a new one then publishes
+        /// `anythingMayHaveChanged` once it listens).
+        let listenedBefore: ListenedFlag
     }
 
     /// Listens on the channel until the connection is lost, publishing other stores' commits to
@@ -384,12 +394,13 @@ public final class PostgresEngine: SQLEngine {
                 PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
             for try await name in rows.decode(String.self) { schema = name }
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
-                parts.flag.value.withLock { $0 = true }
-                defer { parts.flag.value.withLock { $0 = false } }
+                parts.flag.value.withLock { $0 += 1 }
+                defer { parts.flag.value.withLock { $0 -= 1 } }
                 // Commits made while the connection was lost were not announced here: every
                 // observer reads again once.
                 if again { parts.broadcaster.publish(.anythingMayHaveChanged) }
                 listened.withLock { $0 = true }
+                parts.listenedBefore.value.withLock { $0 = true }
                 for try await notification in notifications {
                     // schema, writing store (empty outside Depot), table: commits to this schema
                     // by anyone but this store.
@@ -408,16 +419,22 @@ public final class PostgresEngine: SQLEngine {
     func waitUntilListening(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if listening.value.withLock({ $0 }) { return true }
+            if listening.value.withLock({ $0 > 0 }) { return true }
             do { try await Task.sleep(for: .milliseconds(10)) } catch { break }  // cancelled: do not spin
         }
         return false
     }
 }
 
-/// Whether a store's `LISTEN` is in force.
-final class ListeningFlag: Sendable {
+/// Whether a listener of a store was ever in force.
+final class ListenedFlag: Sendable {
     let value = Mutex(false)
+}
+
+/// Whether a store's `LISTEN` is in force: how many of its listeners listen (an old one may still
+/// be ending while its successor starts).
+final class ListeningFlag: Sendable {
+    let value = Mutex(0)
 }
 
 /// Set once a pooled connection is in hand (the connect timeout no longer applies).

@@ -205,6 +205,33 @@ struct PostgresReadsNeverWriteTests {
         }
     }
 
+    @Test("a schema whose name has capitals is set up once: the next store finds Depot's functions and writes nothing")
+    func mixedCaseSchema() async throws {
+        let readerURL = try PostgresEnvironment.requireReaderURL()
+        let schema = "Mixed_" + PostgresEnvironment.scratchSchemaName()
+        var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
+        configuration.schema = schema
+        let writer = PostgresStore(configuration: configuration)
+        var readerConfiguration = try PostgresStore.Configuration(url: readerURL)
+        readerConfiguration.schema = schema
+        let reader = PostgresStore(configuration: readerConfiguration)
+        try await withCleanup { () async throws -> Void in
+            try await writer.repository(TestAirport.self).insert(TestAirport.sample)
+            let check = SQLRenderer.postgresSetupCheck.sql
+                .replacingOccurrences(of: "$1", with: "'\(SQLRenderer.postgresSetupVersion)'")
+                .replacingOccurrences(of: "count(*)", with: "count(*)::text")
+            #expect(try await PostgresTestServer.rawRows(check, schema: schema).first?[0] == "3")
+            _ = try await PostgresTestServer.rawRows(
+                "GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole); "
+                    + "GRANT SELECT ON ALL TABLES IN SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
+            #expect(try await reader.repository(TestAirport.self).count() == TestAirport.sample.count)
+        } cleanup: {
+            await reader.close()
+            try? await writer.dropSchema()
+            await writer.close()
+        }
+    }
+
     @Test("a role that may only read, where Depot's functions are missing, gets an error naming them")
     func readOnlyRoleWithoutFunctions() async throws {
         let readerURL = try PostgresEnvironment.requireReaderURL()

@@ -108,7 +108,8 @@ struct StoreStatementGoldenTests {
         #expect(SQLRenderer.postgresSetup(schema: nil).count == 7)
         #expect(
             SQLRenderer.postgresSetupCheck.sql
-                == "SELECT count(*) FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid "
+                == "SELECT count(*) FROM pg_proc WHERE pronamespace = "
+                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
                 + "AND proname IN ('depot_fold', 'depot_distance', 'depot_announce_commit') "
                 + "AND obj_description(oid, 'pg_proc') = $1")
         #expect(SQLRenderer.postgresSetupFunctionCount == 3)

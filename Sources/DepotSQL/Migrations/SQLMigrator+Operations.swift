@@ -158,10 +158,10 @@ extension SQLMigrator {
         let q = dialect.quote
         let entries = try await session.texts(
             SQLStatement(
-                sql: "SELECT type, sql FROM sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
+                sql: "SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
                 arguments: [.text(table)]))
         guard let created = entries.first(where: { $0.first == "table" })?.last ?? nil else {
-            throw DepotError(.migration, "table '\(table)' has no definition in sqlite_schema", table: table)
+            throw DepotError(.migration, "table '\(table)' has no definition in sqlite_master", table: table)
         }
         // Automatic indexes (behind UNIQUE and PRIMARY KEY) have no SQL: the definition recreates them.
         let dependents = entries.filter { $0.first == "index" || $0.first == "trigger" }.compactMap { $0.last ?? nil }

@@ -56,7 +56,8 @@ extension SQLRenderer {
     /// Counts Depot's functions of this version (``postgresSetupVersion``) in the connection's
     /// current schema: ``postgresSetupFunctionCount`` when the database is ready.
     public static let postgresSetupCheck = SQLStatement(
-        sql: "SELECT count(*) FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid "
+        sql: "SELECT count(*) FROM pg_proc WHERE pronamespace = "
+            + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
             + "AND proname IN (\(postgresFunctions.map { "'\($0.name)'" }.joined(separator: ", "))) "
             + "AND obj_description(oid, 'pg_proc') = $1",
         arguments: [.text(postgresSetupVersion)])
