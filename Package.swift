@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "DepotTestSupport", dependencies: ["Depot", "DepotSQL", "DepotTesting"],
             path: "Tests/DepotTestSupport"),
-        .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
+        .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting", "DepotTestSupport"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(
             name: "DepotSQLiteTests",

@@ -1,6 +1,7 @@
 import AirportsExample
 import Depot
 import DepotSQLite
+import DepotTestSupport
 import Foundation
 import Synchronization
 import Testing

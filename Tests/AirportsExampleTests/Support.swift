@@ -186,10 +186,3 @@ func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: I
         )
     }
 }
-
-/// Runs blocking `work` on a new thread and returns its result.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
