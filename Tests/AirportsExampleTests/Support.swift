@@ -57,6 +57,9 @@ enum RawHTTP {
     static func send(_ method: String, _ url: URL, body: String? = nil) async throws -> Answer {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        // An outer bound, not a speed: 24 PATCHes that take turns on one lock answered the last one
+        // after more than URLSession's default 60 s in a CI run beside other suites.
+        request.timeoutInterval = 600
         if let body {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
