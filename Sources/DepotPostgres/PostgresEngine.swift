@@ -124,25 +124,17 @@ public final class PostgresEngine: SQLEngine {
     /// This store's name in `NOTIFY` payloads, so it ignores its own commits.
     let identity = UUID().uuidString
     let listener = Mutex<Task<Void, Never>?>(nil)
-    /// Whether the listener's `LISTEN` is in force.
-    let listening = ListeningFlag()
-    /// Whether a listener of this store was ever in force.
-    private let listenedBefore = ListenedFlag()
+    /// Whether the listener's `LISTEN` is in force, and whether one ever was.
+    let listening = ListeningState()
 
     /// Connects to the server `configuration` names. Connections open on first use; an
     /// unreachable server surfaces as a `.connection` error from the first operation.
     init(configuration: Configuration) {
         self.configuration = configuration
         schemaProblem = configuration.schemaProblem
-        var settings = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: configuration.tls)
-        settings.options.maximumConnections = max(1, configuration.maximumConnections)
-        settings.options.connectTimeout = configuration.connectTimeout
-        if let schema = configuration.schema {
-            settings.options.additionalStartupParameters = [("search_path", SQLDialect.postgres.quote(schema))]
-        }
-        client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
+        client = PostgresClient(
+            configuration: Self.clientSettings(configuration, connections: configuration.maximumConnections),
+            backgroundLogger: PostgresOperations.logger)
         let client = client
         runTask = Task { await client.run() }
     }
@@ -323,16 +315,15 @@ public final class PostgresEngine: SQLEngine {
         }
         listener.withLock { task in
             guard task == nil else { return }
-            let parts = ListenerParts(
-                settings: listenerSettings, identity: identity, broadcaster: broadcaster, flag: listening,
-                listenedBefore: listenedBefore)
+            // Named, so an operator (or a test) can tell it in pg_stat_activity.
+            let settings = Self.clientSettings(configuration, connections: 1, applicationName: listenerName)
+            let parts = ListenerParts(identity: identity, broadcaster: broadcaster, state: listening)
             task = Task {
-                let client = PostgresClient(configuration: parts.settings, backgroundLogger: PostgresOperations.logger)
+                let client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await client.run() }
-                    var listened = parts.listenedBefore.value.withLock { $0 }
                     while !Task.isCancelled {
-                        listened = await Self.listen(parts, on: client, again: listened)
+                        try? await Self.listen(parts, on: client)
                         try? await Task.sleep(for: .milliseconds(200))
                     }
                     group.cancelAll()
@@ -351,16 +342,19 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 
-    /// The listener's client: the store's connection settings, one connection.
-    private var listenerSettings: PostgresClient.Configuration {
+    /// A client's settings for `configuration`'s server: at most `connections` connections (at
+    /// least one), its connect timeout, its schema first on the search path.
+    private static func clientSettings(
+        _ configuration: Configuration, connections: Int, applicationName: String? = nil
+    ) -> PostgresClient.Configuration {
         var settings = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database, tls: configuration.tls)
-        settings.options.maximumConnections = 1
-        settings.options.minimumConnections = 0
+        settings.options.maximumConnections = max(1, connections)
         settings.options.connectTimeout = configuration.connectTimeout
-        // Named, so an operator (or a test) can tell it in pg_stat_activity.
-        settings.options.additionalStartupParameters = [("application_name", listenerName)]
+        if let applicationName {
+            settings.options.additionalStartupParameters.append(("application_name", applicationName))
+        }
         if let schema = configuration.schema {
             settings.options.additionalStartupParameters.append(("search_path", SQLDialect.postgres.quote(schema)))
         }
@@ -374,33 +368,24 @@ public final class PostgresEngine: SQLEngine {
     var isWatching: Bool { listener.withLock { $0 != nil } }
 
     private struct ListenerParts: Sendable {
-        let settings: PostgresClient.Configuration
         let identity: String
         let broadcaster: CommitBroadcaster
-        let flag: ListeningFlag
-        /// Whether a listener of this store was ever in force (a new one then publishes
-        /// `anythingMayHaveChanged` once it listens).
-        let listenedBefore: ListenedFlag
+        let state: ListeningState
     }
 
     /// Listens on the channel until the connection is lost, publishing other stores' commits to
-    /// this store's schema; `again` when an earlier `LISTEN` of this listener was in force.
-    /// Returns whether `LISTEN` came into force.
-    private static func listen(_ parts: ListenerParts, on client: PostgresClient, again: Bool) async -> Bool {
-        let listened = Mutex(again)
-        try? await client.withConnection { connection in
+    /// this store's schema.
+    private static func listen(_ parts: ListenerParts, on client: PostgresClient) async throws {
+        try await client.withConnection { connection in
             var schema = ""
             let rows = try await connection.query(
                 PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
             for try await name in rows.decode(String.self) { schema = name }
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
-                parts.flag.value.withLock { $0 += 1 }
-                defer { parts.flag.value.withLock { $0 -= 1 } }
-                // Commits made while the connection was lost were not announced here: every
-                // observer reads again once.
-                if again { parts.broadcaster.publish(.anythingMayHaveChanged) }
-                listened.withLock { $0 = true }
-                parts.listenedBefore.value.withLock { $0 = true }
+                defer { parts.state.ended() }
+                // A store's later LISTENs (after a lost connection, or after every observer had
+                // stopped) missed the commits made meanwhile: every observer reads again once.
+                if parts.state.began() { parts.broadcaster.publish(.anythingMayHaveChanged) }
                 for try await notification in notifications {
                     // schema, writing store (empty outside Depot), table: commits to this schema
                     // by anyone but this store.
@@ -411,7 +396,6 @@ public final class PostgresEngine: SQLEngine {
                 }
             }
         }
-        return listened.withLock { $0 }
     }
 
     /// Waits until commits of other stores are being received (the listener's `LISTEN` is in
@@ -419,22 +403,34 @@ public final class PostgresEngine: SQLEngine {
     func waitUntilListening(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if listening.value.withLock({ $0 > 0 }) { return true }
+            if listening.isListening { return true }
             do { try await Task.sleep(for: .milliseconds(10)) } catch { break }  // cancelled: do not spin
         }
         return false
     }
 }
 
-/// Whether a listener of a store was ever in force.
-final class ListenedFlag: Sendable {
-    let value = Mutex(false)
-}
+/// A store's listeners: how many have their `LISTEN` in force (an old one may still be ending
+/// while its successor starts), and whether one ever had.
+final class ListeningState: Sendable {
+    private let state = Mutex((listening: 0, listenedBefore: false))
 
-/// Whether a store's `LISTEN` is in force: how many of its listeners listen (an old one may still
-/// be ending while its successor starts).
-final class ListeningFlag: Sendable {
-    let value = Mutex(0)
+    /// Whether a `LISTEN` is in force.
+    var isListening: Bool { state.withLock { $0.listening > 0 } }
+
+    /// A `LISTEN` came into force; returns whether one had before.
+    func began() -> Bool {
+        state.withLock { state in
+            state.listening += 1
+            defer { state.listenedBefore = true }
+            return state.listenedBefore
+        }
+    }
+
+    /// A `LISTEN` ended.
+    func ended() {
+        state.withLock { $0.listening -= 1 }
+    }
 }
 
 /// Set once a pooled connection is in hand (the connect timeout no longer applies).

@@ -42,7 +42,9 @@ enum PostgresOperations {
         var head: [PostgresRow] = []
         while head.count < RowChannel.capacity, let row = try await rows.next() { head.append(row) }
         if head.count < RowChannel.capacity {
-            var cursor: any StoreCursor = PostgresRowCursor(rows: head, width: width)
+            let channel = RowChannel(head)
+            channel.finish(nil)
+            var cursor: any StoreCursor = PostgresRowCursor(channel: channel, width: width)
             return try read(&cursor)
         }
         // A larger one streams: `read` runs on a thread of its own (the cursor is synchronous and
@@ -50,7 +52,7 @@ enum PostgresOperations {
         let channel = RowChannel(head)
         async let result: Result = withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                var cursor: any StoreCursor = StreamedRowCursor(channel: channel, width: width)
+                var cursor: any StoreCursor = PostgresRowCursor(channel: channel, width: width)
                 let outcome = Swift.Result { try read(&cursor) }
                 channel.readerFinished()
                 continuation.resume(with: outcome)
@@ -170,12 +172,9 @@ public struct PostgresEngineConnection: SQLConnection {
         while start < rows.count {
             let end = min(start + Self.rowsPerStatement, rows.count)
             let values = rows.values[(start * width)..<(end * width)]
-            var binds = PostgresBindings(capacity: plan.parameters.count)
-            for parameter in plan.parameters {
-                switch parameter {
-                case .column(let position, let type):
-                    binds.append(PostgresArrayParameter(values: values, width: width, position: position, type: type))
-                }
+            var binds = PostgresBindings(capacity: plan.columnTypes.count)
+            for (position, type) in plan.columnTypes.enumerated() {
+                binds.append(PostgresArrayParameter(values: values, width: width, position: position, type: type))
             }
             do {
                 written += try await PostgresOperations.affectedRows(
@@ -211,8 +210,9 @@ public struct PostgresEngineConnection: SQLConnection {
 }
 
 /// Received rows, decoded one row at a time as the cursor reaches it.
-/// Rows handed from the task that receives them to the thread a streamed read runs on: at most
-/// ``capacity`` waiting, so memory stays bounded however many rows the query returns.
+/// The rows of a result for its cursor: all of a small result, or those the receiving task hands
+/// to the thread a large (streamed) result is read on, at most ``capacity`` waiting, so memory
+/// stays bounded however many rows the query returns.
 final class RowChannel: @unchecked Sendable {
     /// Rows received ahead of the reader, at most.
     static let capacity = 1_024
@@ -297,8 +297,9 @@ final class RowChannel: @unchecked Sendable {
     }
 }
 
-/// A cursor over a streamed result: each ``next()`` takes one row from the ``RowChannel``.
-struct StreamedRowCursor: StoreCursor {
+/// A cursor over a result: each ``next()`` takes one row from the ``RowChannel`` (waiting for it
+/// while a large result streams) and decodes its cells.
+struct PostgresRowCursor: StoreCursor {
     let channel: RowChannel
     var values: [StoredValue]
 
@@ -311,33 +312,6 @@ struct StreamedRowCursor: StoreCursor {
         guard let row = try channel.take() else { return false }
         var column = 0
         for cell in row {
-            values[column] = try PostgresWire.read(cell)
-            column += 1
-        }
-        return true
-    }
-
-    func value(at column: Int) -> StoredValue { values[column] }
-}
-
-struct PostgresRowCursor: StoreCursor {
-    let rows: [PostgresRow]
-    var index = -1
-    var values: [StoredValue]
-
-    init(rows: [PostgresRow], width: Int) {
-        self.rows = rows
-        self.values = [StoredValue](repeating: .null, count: width)
-    }
-
-    mutating func next() throws -> Bool {
-        guard index + 1 < rows.count else {
-            index = rows.count
-            return false
-        }
-        index += 1
-        var column = 0
-        for cell in rows[index] {
             values[column] = try PostgresWire.read(cell)
             column += 1
         }

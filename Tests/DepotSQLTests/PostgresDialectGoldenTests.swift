@@ -59,11 +59,7 @@ struct PostgresDialectGoldenTests {
                 == "INSERT INTO \"readings\" (\"station\", \"sequence\", \"value\") SELECT * FROM "
                 + "UNNEST(CAST($1 AS text[]), CAST($2 AS bigint[]), CAST($3 AS double precision[]))"
         )
-        #expect(
-            insert.parameters == [
-                .column(position: 0, type: .text), .column(position: 1, type: .integer),
-                .column(position: 2, type: .double),
-            ])
+        #expect(insert.columnTypes == [.text, .integer, .double])
         let upsert = postgres.arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .upsert)
         #expect(

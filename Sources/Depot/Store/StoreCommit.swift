@@ -24,11 +24,6 @@ public struct StoreCommit: Sendable, Hashable {
         return commit
     }()
 
-    /// Whether this commit may have changed `table`.
-    public func mayHaveChanged(_ table: String) -> Bool {
-        mayHaveChangedAnything || tables.contains(table)
-    }
-
     /// Whether this commit may have changed any of `tables`.
     public func mayHaveChanged(anyOf tables: Set<String>) -> Bool {
         mayHaveChangedAnything || !self.tables.isDisjoint(with: tables)

@@ -11,10 +11,7 @@ extension SQLMigrator {
         switch operation.action {
         case .createTable(let table):
             try await session.execute(SQLRenderer(dialect: dialect).createTable(table))
-            if dialect == .postgres {
-                // Its commits are announced from the start, whoever writes them.
-                try await session.execute(SQLRenderer.postgresAnnounceTrigger(for: table.name))
-            }
+            try await session.adopt(table)
         case .dropTable(let table):
             try await session.execute("DROP TABLE \(q(table))")
         case .renameTable(let from, let to):

@@ -3,17 +3,10 @@ import Depot
 /// A batch write that binds one array per column (PostgreSQL's `UNNEST`), so a statement carries
 /// thousands of rows in a handful of parameters.
 public struct ArrayWrite: Sendable, Hashable {
-    /// The statement; parameter `$k` is the array of column `k` of ``parameters``.
+    /// The statement; parameter `$k` is the array of the batch's column `k`.
     public var sql: String
-    /// What each array parameter holds, in parameter order: a batch column, by position in the
-    /// batch.
-    public var parameters: [Parameter]
-
-    /// One array parameter.
-    public enum Parameter: Sendable, Hashable {
-        /// The values of batch column `position`, of storage type `type`.
-        case column(position: Int, type: ColumnType)
-    }
+    /// The storage type of each batch column, in parameter order.
+    public var columnTypes: [ColumnType]
 }
 
 extension SQLRenderer {
@@ -25,22 +18,14 @@ extension SQLRenderer {
         precondition(dialect == .postgres, "array writes are PostgreSQL's")
         // The writer validated the batch's columns against the table.
         let types = columns.map { name in table.columns.first { $0.name == name }?.type ?? .text }
-        var parameters: [ArrayWrite.Parameter] = []
-        var targets: [String] = []
-        var casts: [String] = []
-        for (position, name) in columns.enumerated() {
-            let type = types[position]
-            parameters.append(.column(position: position, type: type))
-            targets.append(name)
-            casts.append(dialect.typeName(type))
-        }
-        let arrays = casts.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element)[])" }.joined(separator: ", ")
+        let arrays = types.enumerated().map { "CAST($\($0.offset + 1) AS \(dialect.typeName($0.element))[])" }
+            .joined(separator: ", ")
         let keys = Set(table.primaryKey)
-        let assigned = targets.filter { !keys.contains($0) }
+        let assigned = columns.filter { !keys.contains($0) }
         switch mode {
         case .insert, .upsert:
             var sql =
-                "INSERT INTO \(quote(table.name)) (" + targets.map(quote).joined(separator: ", ")
+                "INSERT INTO \(quote(table.name)) (" + columns.map(quote).joined(separator: ", ")
                 + ") SELECT * FROM UNNEST(\(arrays))"
             if mode == .upsert {
                 let keys = table.primaryKey.map(quote).joined(separator: ", ")
@@ -50,17 +35,17 @@ extension SQLRenderer {
                     : " ON CONFLICT (\(keys)) DO UPDATE SET "
                         + assigned.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
             }
-            return ArrayWrite(sql: sql, parameters: parameters)
+            return ArrayWrite(sql: sql, columnTypes: types)
         case .update:
-            let alias = targets.indices.map { "c\($0 + 1)" }
-            func source(_ name: String) -> String { "u." + alias[targets.firstIndex(of: name) ?? 0] }
+            let alias = columns.indices.map { "c\($0 + 1)" }
+            func source(_ name: String) -> String { "u." + alias[columns.firstIndex(of: name) ?? 0] }
             let sets = assigned.map { "\(quote($0)) = \(source($0))" }.joined(separator: ", ")
             let match = table.primaryKey.map { "\(quote(table.name)).\(quote($0)) = \(source($0))" }
                 .joined(separator: " AND ")
             let sql =
                 "UPDATE \(quote(table.name)) SET \(sets) FROM UNNEST(\(arrays)) AS u("
                 + alias.joined(separator: ", ") + ") WHERE \(match)"
-            return ArrayWrite(sql: sql, parameters: parameters)
+            return ArrayWrite(sql: sql, columnTypes: types)
         }
     }
 }

@@ -51,22 +51,34 @@ extension SQLRenderer {
         dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.tableCreationLockKey))") : nil
     }
 
-    /// Reads whether the connection enforces foreign keys (`1` or `0`): `PRAGMA foreign_keys` on
-    /// SQLite; `nil` on PostgreSQL, which always does and rebuilds no table.
-    public var foreignKeysEnforced: SQLStatement? {
-        dialect == .sqlite ? SQLStatement(sql: "PRAGMA foreign_keys") : nil
+    /// The statements that suspend an engine's enforcement of foreign keys for one transaction,
+    /// as SQLite's procedure for rebuilding a table asks; `nil` on PostgreSQL, which rebuilds no
+    /// table and always enforces them.
+    ///
+    /// ```sql
+    /// PRAGMA foreign_keys                              -- enforced: 1 or 0
+    /// PRAGMA foreign_keys = OFF                        -- before BEGIN (no effect inside)
+    /// SELECT count(*) FROM pragma_foreign_key_check    -- references naming no row
+    /// PRAGMA foreign_keys = ON                         -- after COMMIT or ROLLBACK
+    /// ```
+    public var foreignKeySuspension: ForeignKeySuspension? {
+        guard dialect == .sqlite else { return nil }
+        return ForeignKeySuspension(
+            enforced: SQLStatement(sql: "PRAGMA foreign_keys"), suspend: SQLStatement(sql: "PRAGMA foreign_keys = OFF"),
+            danglingReferences: SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check"),
+            resume: SQLStatement(sql: "PRAGMA foreign_keys = ON"))
     }
 
-    /// Turns the connection's enforcement of foreign keys on or off (SQLite, outside a
-    /// transaction, where the setting takes effect; `nil` on PostgreSQL).
-    public func enforceForeignKeys(_ enforced: Bool) -> SQLStatement? {
-        dialect == .sqlite ? SQLStatement(sql: "PRAGMA foreign_keys = \(enforced ? "ON" : "OFF")") : nil
-    }
-
-    /// Counts the rows whose foreign keys name no row (SQLite: `pragma_foreign_key_check`; `nil`
-    /// on PostgreSQL, which never lets one stand).
-    public var foreignKeyViolations: SQLStatement? {
-        dialect == .sqlite ? SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check") : nil
+    /// See ``SQLRenderer/foreignKeySuspension``.
+    public struct ForeignKeySuspension: Sendable, Hashable {
+        /// Reads whether the connection enforces foreign keys (`1` or `0`).
+        public var enforced: SQLStatement
+        /// Stops enforcing them (outside a transaction, where the setting takes effect).
+        public var suspend: SQLStatement
+        /// Counts the rows whose foreign keys name no row.
+        public var danglingReferences: SQLStatement
+        /// Enforces them again.
+        public var resume: SQLStatement
     }
 
     /// The advisory-lock keys Depot takes on PostgreSQL (arbitrary, fixed, Depot's own).

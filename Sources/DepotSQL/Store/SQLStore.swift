@@ -106,7 +106,9 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// ``transaction(_:)`` with the writer's own type, for what runs on the SQL session itself
     /// (migrations). With `suspendingForeignKeys`, an engine that enforces foreign keys per
-    /// connection (SQLite) stops before `BEGIN` and starts again after the transaction ends.
+    /// connection (SQLite, ``SQLRenderer/foreignKeySuspension``) stops before `BEGIN` and starts
+    /// again after the transaction ends, and the transaction fails before committing if it left
+    /// more references dangling than it found.
     func withWriter<T: Sendable>(
         suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
@@ -124,20 +126,29 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         // `body` is not escaping; the connection closure must be. It runs before this returns.
         return try await withoutActuallyEscaping(body) { body in
             let outcome = try await engine.withWriter { connection -> TransactionOutcome<T> in
-                guard suspendingForeignKeys, let state = renderer.foreignKeysEnforced,
-                    try await connection.count(state) == 1,
-                    let off = renderer.enforceForeignKeys(false), let on = renderer.enforceForeignKeys(true)
-                else {
-                    return try await self.inTransaction(on: connection, foreignKeysSuspended: false, body)
-                }
-                try await Self.uncancelled { try await connection.execute(off) }
+                guard suspendingForeignKeys, let suspension = renderer.foreignKeySuspension,
+                    try await connection.count(suspension.enforced) == 1
+                else { return try await self.inTransaction(on: connection, body) }
+                try await Self.uncancelled { try await connection.execute(suspension.suspend) }
                 let outcome: Result<TransactionOutcome<T>, any Error>
                 do {
-                    outcome = .success(try await self.inTransaction(on: connection, foreignKeysSuspended: true, body))
+                    outcome = .success(
+                        try await self.inTransaction(on: connection) { writer in
+                            let before = try await connection.count(suspension.danglingReferences)
+                            let result = try await body(writer)
+                            let after = try await connection.count(suspension.danglingReferences)
+                            if after > before {
+                                throw DepotError(
+                                    .migration,
+                                    "the step left \(after - before) foreign key reference(s) without the row they "
+                                        + "name (PRAGMA foreign_key_check lists them)")
+                            }
+                            return result
+                        })
                 } catch {
                     outcome = .failure(error)
                 }
-                try await Self.uncancelled { try await connection.execute(on) }
+                try await Self.uncancelled { try await connection.execute(suspension.resume) }
                 return try outcome.get()
             }
             verifiedTables.withLock { $0.formUnion(outcome.created) }
@@ -148,12 +159,11 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK`) on `connection`.
     private func inTransaction<T: Sendable>(
-        on connection: Engine.Connection, foreignKeysSuspended: Bool,
-        _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        on connection: Engine.Connection, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> TransactionOutcome<T> {
         let renderer = renderer
         try await Self.uncancelled { try await connection.execute(renderer.begin) }
-        let writer = SQLWriter(store: self, connection: connection, foreignKeysSuspended: foreignKeysSuspended)
+        let writer = SQLWriter(store: self, connection: connection)
         do {
             try await self.engine.transactionBegan(on: connection)
             let result = try await body(writer)
@@ -202,8 +212,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     /// writing transaction.
     ///
     /// - Returns: ``TableState/missing`` only when the table does not exist and `create` is false;
-    ///   ``TableState/created`` or ``TableState/adopted`` when this call created or adopted it (to
-    ///   be remembered store-wide once its transaction commits).
+    ///   ``TableState/prepared`` when this call created or adopted it (to be remembered store-wide
+    ///   once its transaction commits).
     /// - Throws: `DepotError.Kind.schemaMismatch` listing each difference when the stored table
     ///   differs from `table`.
     func prepareTable(_ table: TableDescription, on connection: Engine.Connection, create: Bool) async throws
@@ -216,21 +226,15 @@ public final class SQLStore<Engine: SQLEngine>: Store {
             readableTables.withLock { _ = $0.insert(table) }
             return .exists
         }
-        if try await checkStored(table, on: connection) {
-            try await engine.adopt(table, on: connection)
-            return .adopted
-        }
-        if let lock = renderer.tableCreationLock {
+        var exists = try await checkStored(table, on: connection)
+        if !exists, let lock = renderer.tableCreationLock {
             // Another store may be creating it: wait for it, then look again.
             try await connection.execute(lock)
-            if try await checkStored(table, on: connection) {
-                try await engine.adopt(table, on: connection)
-                return .adopted
-            }
+            exists = try await checkStored(table, on: connection)
         }
-        try await connection.execute(SQLStatement(sql: renderer.createTable(table)))
+        if !exists { try await connection.execute(SQLStatement(sql: renderer.createTable(table))) }
         try await engine.adopt(table, on: connection)
-        return .created
+        return .prepared
     }
 
     /// Checks `table` against the catalog if the database has it; false if it has not.
@@ -243,12 +247,10 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// What ``prepareTable(_:on:create:)`` found.
     enum TableState {
-        /// The table is there with the expected shape.
+        /// The table is there with the expected shape (and adopted, for a write).
         case exists
-        /// This call created the table.
-        case created
-        /// The table was there; this call adopted it for writing.
-        case adopted
+        /// This call created the table, or found it and adopted it for writing.
+        case prepared
         /// The table does not exist (reads only).
         case missing
     }

@@ -6,14 +6,10 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
     let books = WriterBookkeeping()
     let store: SQLStore<Engine>
     let connection: Engine.Connection
-    /// Whether the engine's enforcement of foreign keys is off for this transaction (a migration
-    /// step that rebuilds tables on SQLite).
-    let foreignKeysSuspended: Bool
 
-    init(store: SQLStore<Engine>, connection: Engine.Connection, foreignKeysSuspended: Bool = false) {
+    init(store: SQLStore<Engine>, connection: Engine.Connection) {
         self.store = store
         self.connection = connection
-        self.foreignKeysSuspended = foreignKeysSuspended
     }
 
     var renderer: SQLRenderer { store.renderer }
@@ -29,7 +25,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         if books.hasCreated(table) { return true }
         switch try await store.prepareTable(table, on: connection, create: create) {
         case .exists: return true
-        case .created, .adopted:
+        case .prepared:
             books.created(table)
             return true
         case .missing: return false
@@ -135,6 +131,11 @@ extension SQLWriter: SQLMigrationSession {
     package func texts(_ statement: SQLStatement) async throws -> [[String?]] {
         try books.checkActive()
         return try await connection.texts(statement)
+    }
+
+    package func adopt(_ table: TableDescription) async throws {
+        try books.checkActive()
+        try await store.engine.adopt(table, on: connection)
     }
 
     /// Migrations of one database take turns, across stores and processes, until this
