@@ -27,7 +27,7 @@ public final class APIClient: Sendable {
     let baseURLString: String
     /// The configured headers with `User-Agent` and `Accept-Encoding`: the same on every request.
     let baseHeaders: HeaderFields
-    /// The credential header fields of every middleware (lowercased), for their contexts.
+    /// The credential header fields of every middleware, for their contexts and for redirects.
     let credentialHeaders: Set<String>
 
     /// A client for the API at `baseURL`.
@@ -191,20 +191,23 @@ public final class APIClient: Sendable {
     /// One attempt: the transport's response, redirects followed, decompressed.
     private func send(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
         var request = request
-        var response = try await transport.send(
-            request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
         var redirects = 0
-        while let next = Redirect.next(after: request, response, credentialHeaders: credentialHeaders) {
-            redirects += 1
-            guard redirects <= Redirect.maximum else {
-                throw HTTPError(
-                    .invalidResponse, endpoint: context.endpoint,
-                    detail: "more than \(Redirect.maximum) redirects (the last to \(next.url.absoluteString))",
-                    status: response.status)
-            }
-            request = next
+        var response: TransportResponse
+        while true {
             response = try await transport.send(
                 request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
+            guard let next = Redirect.next(after: request, response, credentialHeaders: credentialHeaders) else {
+                break
+            }
+            redirects += 1
+            guard redirects <= Redirect.maximum else {
+                // Host and path only: a query may hold keys.
+                throw HTTPError(
+                    .invalidResponse, endpoint: context.endpoint,
+                    detail: "more than \(Redirect.maximum) redirects (the last to \(next.url.host ?? "")"
+                        + "\(next.url.path))", status: response.status)
+            }
+            request = next
         }
         do {
             return try ContentDecoding.decode(response, maximumSize: configuration.maximumResponseSize)

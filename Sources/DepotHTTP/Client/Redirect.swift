@@ -15,9 +15,6 @@ enum Redirect {
     /// The most redirects one attempt follows.
     static let maximum = 10
 
-    /// Headers that carry credentials whoever set them.
-    static let standardCredentials: Set<String> = ["authorization", "proxy-authorization", "cookie"]
-
     /// The request that follows `response` to `request`, or `nil` when it is no redirect to follow.
     static func next(
         after request: TransportRequest, _ response: TransportResponse, credentialHeaders: Set<String>
@@ -36,10 +33,8 @@ enum Redirect {
             for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.headers.remove(name) }
         }
         if origin(of: target) != origin(of: request.url) {
-            let dropped = standardCredentials.union(credentialHeaders.map { $0.lowercased() })
-            for field in request.headers where dropped.contains(field.name.lowercased()) {
-                next.headers.remove(field.name)
-            }
+            // `remove` matches names in any case.
+            for name in HeaderFields.credentials.union(credentialHeaders) { next.headers.remove(name) }
         }
         return next
     }

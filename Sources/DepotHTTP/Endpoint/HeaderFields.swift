@@ -59,6 +59,10 @@ public struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         fields.append((name: name, value: value))
     }
 
+    /// The request fields that carry credentials whoever set them, lowercased: `authorization`,
+    /// `proxy-authorization`, `cookie`. Logging redacts them; a redirect to another origin drops them.
+    public static let credentials: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
     /// Removes every field named `name` (any case).
     public mutating func remove(_ name: String) {
         fields.removeAll { Self.matches($0.name, name) }

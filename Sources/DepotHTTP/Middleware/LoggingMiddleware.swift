@@ -20,7 +20,7 @@ public struct LoggingMiddleware: Middleware {
     /// The level of the response line (the request line is at `debug`, failures at `warning`).
     public var level: Logger.Level
     /// Header names (any case) whose values are never logged.
-    public var redactedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    public var redactedHeaders: Set<String> = HeaderFields.credentials.union(["set-cookie"])
 
     /// Logging to `logger`, responses at `level`.
     public init(logger: Logger, level: Logger.Level = .info) {

@@ -31,7 +31,9 @@ public protocol Transport: Sendable {
     /// - Parameters:
     ///   - request: The request to send, as the middleware chain left it.
     ///   - maximumBodySize: The largest body to accept, in bytes, as the transport receives it.
-    /// - Returns: The response, whatever its status, with its body as received.
+    /// - Returns: The response, whatever its status, with its body as received. A redirect is
+    ///   returned, not followed: the ``APIClient`` follows it, dropping credentials when it leaves
+    ///   their origin (a transport that followed it would carry them along).
     /// - Throws: Any error when no whole response arrives: ``HTTPError`` of kind
     ///   ``HTTPError/Kind/responseTooLarge`` for a body over `maximumBodySize`, otherwise
     ///   `CancellationError` or the library's own error, which the ``APIClient`` maps to a kind.

@@ -137,7 +137,7 @@ public final class URLSessionTransport: Transport {
         return TransportResponse(status: response.statusCode, headers: headers, body: data)
     }
 
-    private static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]
+    fileprivate static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]
 }
 
 /// The session's delegate: hands each task's events to the ``Completion`` its call waits on.
@@ -188,7 +188,8 @@ private final class Completion: Sendable {
     private struct State {
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
         var outcome: Outcome?
-        var response: URLResponse?
+        /// Whether the response head's announced length was checked (with the first piece).
+        var headChecked = false
         var body = Data()
         var tooLarge = false
     }
@@ -213,10 +214,11 @@ private final class Completion: Sendable {
     /// decoded one).
     func append(_ data: Data, response: URLResponse?) -> Bool {
         state.withLock { state in
-            if state.response == nil, let response {
-                state.response = response
-                let encoded = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") != nil
-                if !encoded, response.expectedContentLength > Int64(limit) { state.tooLarge = true }
+            if !state.headChecked, let response {
+                state.headChecked = true
+                let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+                let decoded = coding.map { URLSessionTransport.decodedByFoundation.contains($0.lowercased()) } ?? false
+                if !decoded, response.expectedContentLength > Int64(limit) { state.tooLarge = true }
             }
             guard !state.tooLarge else { return true }
             guard state.body.count + data.count <= limit else {
@@ -232,14 +234,13 @@ private final class Completion: Sendable {
     func finish(error: (any Error)?, response: URLResponse?) {
         let continuation = state.withLock { state -> (CheckedContinuation<(Data, URLResponse), any Error>?, Outcome)? in
             guard state.outcome == nil else { return nil }
-            if state.response == nil { state.response = response }
             let outcome: Outcome
             if state.tooLarge {
-                let status = (state.response as? HTTPURLResponse)?.statusCode ?? 0
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                 outcome = .failure(HTTPError.responseTooLarge(limit: limit, status: status))
             } else if let error {
                 outcome = .failure(error)
-            } else if let response = state.response {
+            } else if let response {
                 outcome = .success((state.body, response))
             } else {
                 outcome = .failure(
