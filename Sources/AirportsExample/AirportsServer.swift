@@ -45,17 +45,31 @@ public final class AirportsServer: Sendable {
         /// The longest text member a `PATCH` may set, in characters.
         public var maximumTextLength = 200
         /// How many changes `GET /changes` can reach back: older ones are dropped as new ones come
-        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``); at least 1.
+        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``).
         public var changeLogLength = 10_000
 
         /// The defaults: 30 s idle, 256 connections, 200-character texts, 10,000 changes.
         public init() {}
+
+        /// Throws `DepotError` of kind `.invalidQuery` naming the first limit that is not positive
+        /// (a server with no connection, no text or no change log to serve could only hang or lose
+        /// changes).
+        func validate() throws {
+            let positive: [(String, Bool)] = [
+                ("idleTimeout", idleTimeout > .zero), ("maximumConnections", maximumConnections > 0),
+                ("maximumTextLength", maximumTextLength > 0), ("changeLogLength", changeLogLength > 0),
+            ]
+            if let (name, _) = positive.first(where: { !$0.1 }) {
+                throw DepotError(.invalidQuery, "AirportsServer.Limits.\(name) must be positive")
+            }
+        }
     }
 
     /// Starts the API on `host:port` (port 0: any free one) and returns once it listens.
     ///
     /// - Throws: `DepotError` of kind `.connection` naming the address when the server cannot
-    ///   listen there (the port is taken, the host is not this machine's).
+    ///   listen there (the port is taken, the host is not this machine's); `.invalidQuery` naming
+    ///   a limit that is not positive.
     public static func start(
         store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits()
     ) async throws -> AirportsServer {
@@ -97,15 +111,12 @@ public final class AirportsServer: Sendable {
         store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        try limits.validate()
         try await AirportImporter.ensureDataset(in: store)
         let router = Router()
         AirportsRoutes(store: store, limits: limits).add(to: router)
-        let idle = limits.idleTimeout.components
         return Application(
-            router: router,
-            server: .http1(
-                configuration: .init(
-                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout))),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "depot-airports",
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
@@ -120,12 +131,24 @@ struct APIProblem: Error {
     var message: String
 
     static func badRequest(_ message: String) -> APIProblem { APIProblem(status: .badRequest, message: message) }
+
+    /// Refuses text a client sends (path, query or body) that holds NUL — one answer on every
+    /// store: PostgreSQL refuses NUL in text, SQLite would keep it — or is over `maximumLength`
+    /// characters, naming it by `label`.
+    static func checkText(_ text: String, named label: String, maximumLength: Int) throws {
+        guard !text.unicodeScalars.contains("\u{0}") else {
+            throw badRequest("\(label) cannot contain NUL (U+0000)")
+        }
+        guard text.count <= maximumLength else {
+            throw badRequest("\(label) is \(text.count) characters long; at most \(maximumLength) are accepted")
+        }
+    }
 }
 
 /// The routes, each a function of the request to a value or an ``APIProblem``.
 struct AirportsRoutes: Sendable {
     let store: any Store
-    var limits = AirportsServer.Limits()
+    let limits: AirportsServer.Limits
 
     /// Largest `limit` a list or a changes page takes.
     static let maximumLimit = 10_000
@@ -210,7 +233,7 @@ struct AirportsRoutes: Sendable {
                 let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
                 try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
                 // The log keeps the newest changes only; a client further behind syncs in full.
-                try await changes.remove(where: \.revision <= head + 1 - max(1, limits.changeLogLength))
+                try await changes.remove(where: \.revision <= head + 1 - limits.changeLogLength)
                 return try await airports.find(icao)
             }
         }
@@ -289,10 +312,7 @@ struct AirportsRoutes: Sendable {
         let raw = context.parameters.get("icao") ?? ""
         let icao = raw.removingPercentEncoding ?? raw
         guard !icao.isEmpty else { throw APIProblem.badRequest("the path lacks an icao") }
-        guard !icao.unicodeScalars.contains("\u{0}"), icao.count <= limits.maximumTextLength else {
-            throw APIProblem.badRequest(
-                "the icao in the path is not a code (NUL or over \(limits.maximumTextLength) characters)")
-        }
+        try APIProblem.checkText(icao, named: "the icao in the path", maximumLength: limits.maximumTextLength)
         return icao
     }
 
@@ -369,13 +389,7 @@ struct QueryParameters {
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIProblem.badRequest("\(name) is empty")
         }
-        guard !value.unicodeScalars.contains("\u{0}") else {
-            throw APIProblem.badRequest("\(name) cannot contain NUL (U+0000)")
-        }
-        guard value.count <= maximumTextLength else {
-            throw APIProblem.badRequest(
-                "\(name) is \(value.count) characters long; at most \(maximumTextLength) are accepted")
-        }
+        try APIProblem.checkText(value, named: name, maximumLength: maximumTextLength)
         return value
     }
 
@@ -391,7 +405,7 @@ struct QueryParameters {
 
 /// Reads and checks a `PATCH /airports/{icao}` body.
 enum AirportPatchBody {
-    static func decode(_ data: Data, icao: String, maximumTextLength: Int = 200) throws -> AirportRecord {
+    static func decode(_ data: Data, icao: String, maximumTextLength: Int) throws -> AirportRecord {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -439,19 +453,8 @@ enum AirportPatchBody {
                 throw APIProblem.badRequest("'\(name)' cannot be empty")
             }
         }
-        // One answer on every store: PostgreSQL refuses NUL in text, SQLite would keep it.
-        let texts: [(String, String?)] = [
-            ("iata", record.iata), ("name", record.name), ("city", record.city), ("subd", record.subdivision),
-            ("country", record.country), ("tz", record.timeZone), ("lid", record.localCode),
-        ]
-        for case (let name, let text?) in texts {
-            if text.unicodeScalars.contains("\u{0}") {
-                throw APIProblem.badRequest("'\(name)' cannot contain NUL (U+0000)")
-            }
-            if text.count > maximumTextLength {
-                throw APIProblem.badRequest(
-                    "'\(name)' is \(text.count) characters long; at most \(maximumTextLength) are accepted")
-            }
+        for case (let name, let text as String) in object.sorted(by: { $0.key < $1.key }) {
+            try APIProblem.checkText(text, named: "'\(name)'", maximumLength: maximumTextLength)
         }
         if let latitude = record.latitude, !(-90...90).contains(latitude) {
             throw APIProblem.badRequest("'lat' must be within -90…90, got \(latitude)")

@@ -120,10 +120,13 @@ public final class SQLiteEngine: SQLEngine {
         // be inside a transaction that needs one.
         let versionSQL = SQLRenderer.sqliteDataVersion.sql
         let tablesSQL = SQLRenderer(dialect: .sqlite).catalogTables.sql
-        let baseline = Baseline()
-        database.asyncWriteWithoutTransaction { db in baseline.set(try? Int.fetchOne(db, sql: versionSQL)) }
+        let baseline = AsyncStream.makeStream(of: Int?.self)
+        database.asyncWriteWithoutTransaction { db in
+            baseline.continuation.yield(try? Int.fetchOne(db, sql: versionSQL))
+            baseline.continuation.finish()
+        }
         Task.detached { [weak self] in
-            var last = await baseline.value()
+            var last = await baseline.stream.first { _ in true } ?? nil
             while let engine = self {
                 let keepGoing = engine.monitorRunning.withLock { running -> Bool in
                     if broadcaster.subscriberCount == 0 { running = false }
@@ -230,36 +233,6 @@ public struct SQLiteConnection: SQLConnection {
         return try await run { db in
             try SQLiteOperations.write(
                 rows, sql: sql, table: table, keyPositions: keyPositions, db: db, statements: engine.statements)
-        }
-    }
-}
-
-/// The `data_version` a commit watcher starts from, read on the writer's queue and awaited by the
-/// watcher's task.
-private final class Baseline: Sendable {
-    private struct State {
-        var value: Int??
-        var waiting: [CheckedContinuation<Int?, Never>] = []
-    }
-    private let state = Mutex(State())
-
-    func set(_ version: Int?) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Int?, Never>] in
-            state.value = .some(version)
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume(returning: version) }
-    }
-
-    func value() async -> Int? {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Int?? in
-                if let value = state.value { return value }
-                state.waiting.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

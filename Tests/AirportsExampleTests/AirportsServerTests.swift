@@ -219,6 +219,24 @@ struct AirportsServerTests {
         }
     }
 
+    @Test(
+        "a limit that is not positive makes start() throw .invalidQuery naming it, before anything listens",
+        arguments: ["idleTimeout", "maximumConnections", "maximumTextLength", "changeLogLength"])
+    func limitsMustBePositive(limit: String) async throws {
+        var limits = AirportsServer.Limits()
+        switch limit {
+        case "idleTimeout": limits.idleTimeout = .zero
+        case "maximumConnections": limits.maximumConnections = 0
+        case "maximumTextLength": limits.maximumTextLength = -1
+        default: limits.changeLogLength = 0
+        }
+        let error = await #expect(throws: DepotError.self) {
+            _ = try await AirportsServer.start(store: InMemoryStore(), limits: limits)
+        }
+        #expect(error?.kind == .invalidQuery)
+        #expect(error?.message == "AirportsServer.Limits.\(limit) must be positive", "\(error?.message ?? "")")
+    }
+
     @Test("the change log keeps the newest changes; a client further behind is told to sync in full, and does")
     func changeLogIsBounded() async throws {
         let store = try SQLiteStore.temporary()
@@ -285,6 +303,7 @@ final class IdleSocket: Sendable {
             let kind = SOCK_STREAM
         #endif
         descriptor = socket(AF_INET, kind, 0)
+        guard descriptor >= 0 else { throw DepotError(.connection, "could not open a socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -294,7 +313,8 @@ final class IdleSocket: Sendable {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard descriptor >= 0, connected == 0 else {
+        guard connected == 0 else {
+            close()
             throw DepotError(.connection, "could not connect to 127.0.0.1:\(port)")
         }
     }
