@@ -3,16 +3,18 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Waits until `condition` holds, polling every 5 ms; false after 90 s (an outer bound, not a
+/// Waits until `condition` holds, polling every `interval`; false after 90 s (an outer bound, not a
 /// speed: a 2-core CI machine running another build beside the suite once needed more than 20 s
 /// for an observation's first element) or when the task is cancelled.
-package func eventually(_ condition: () -> Bool) async -> Bool {
+package func eventually(
+    every interval: Duration = .milliseconds(5), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let end = ContinuousClock.now + .seconds(90)
     while ContinuousClock.now < end {
-        if condition() { return true }
-        do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
+        if try await condition() { return true }
+        do { try await Task.sleep(for: interval) } catch { break }
     }
-    return condition()
+    return try await condition()
 }
 
 /// A small deterministic random generator (SplitMix64), so a failing sequence can be replayed

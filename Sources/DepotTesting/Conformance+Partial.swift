@@ -247,19 +247,3 @@ extension StoreConformance {
         },
     ]
 }
-
-/// A measurement keyed by site and number, with required columns besides its key: patches that
-/// leave `unit` out can only update stored rows.
-struct Sample: Entity, Equatable {
-    var site: String
-    var number: Int
-    var value: Double
-    var unit: String
-
-    static let schema = Schema<Sample>("conformance_samples", primaryKey: \.site, \.number) {
-        Column(\.site, "site")
-        Column(\.number, "number")
-        Column(\.value, "value")
-        Column(\.unit, "unit")
-    }
-}

@@ -125,11 +125,9 @@ struct PostgresFoldingTests {
         try await PostgresTestServer.withStore { store in
             try await store.repository(TestAirport.self).insert(TestAirport.sample)
             let schema = try #require(store.configuration.schema)
-            let columns = try await PostgresTestServer.rawRows(
-                "SELECT column_name::text FROM information_schema.columns WHERE table_schema = '\(schema)' "
-                    + "AND table_name = 'airports' ORDER BY ordinal_position")
             #expect(
-                columns.map { $0[0] ?? "" } == ["icao", "iata", "name", "city", "country", "elevation", "lat", "lon"])
+                try await PostgresTestServer.columnNames(of: "airports", in: schema)
+                    == ["icao", "iata", "name", "city", "country", "elevation", "lat", "lon"])
         }
     }
 
@@ -138,10 +136,8 @@ struct PostgresFoldingTests {
     )
     func legacyFoldedCopies() async throws {
         try await PostgresTestServer.withStore { store in
-            let schema = try #require(store.configuration.schema)
-            _ = try await store.repository(TestAirport.self).count()
-            try await createAirportsByHand(
-                in: schema,
+            let schema = try await createAirportsByHand(
+                for: store,
                 extra: "\"icao#folded\" text, \"iata#folded\" text, \"name#folded\" text, \"city#folded\" text, "
                     + "\"country#folded\" text, ",
                 insert: "INSERT INTO airports (icao, name, country, elevation, lat, lon, \"name#folded\") "
@@ -152,10 +148,7 @@ struct PostgresFoldingTests {
             try await airports.insert(TestAirport(icao: "ENBR", name: "Bergen Flesland", country: "NO"))
             #expect(try await airports.count(where: .contains(\.name, "flesland", .caseInsensitive)) == 1)
             try await store.migrate(Migrations([Migration("1 no city", [.dropColumn("city", from: "airports")])]))
-            let columns = try await PostgresTestServer.rawRows(
-                "SELECT column_name::text FROM information_schema.columns WHERE table_schema = '\(schema)' "
-                    + "AND table_name = 'airports'"
-            ).compactMap { $0[0] }
+            let columns = try await PostgresTestServer.columnNames(of: "airports", in: schema)
             #expect(!columns.contains("city") && !columns.contains("city#folded"))
             #expect(columns.contains("name#folded"))
         }
@@ -169,10 +162,8 @@ struct PostgresReadsNeverWriteTests {
     @Test("a read gives a hand-made table no trigger; the first write through Depot does")
     func readsInstallNothing() async throws {
         try await PostgresTestServer.withStore { store in
-            let schema = try #require(store.configuration.schema)
-            _ = try await store.repository(TestAirport.self).count()
-            try await createAirportsByHand(
-                in: schema,
+            let schema = try await createAirportsByHand(
+                for: store,
                 insert: "INSERT INTO airports (icao, name, country, elevation, lat, lon) "
                     + "VALUES ('ENGM', 'Oslo', 'NO', 1, 2, 3)")
             let triggers =
@@ -188,16 +179,11 @@ struct PostgresReadsNeverWriteTests {
 
     @Test("a role that may only read reads a database Depot set up: fetch, count, search, observe")
     func readOnlyRole() async throws {
-        let readerURL = try PostgresEnvironment.requireReaderURL()
         try await PostgresTestServer.withStore { store in
             let schema = try #require(store.configuration.schema)
             try await store.repository(TestAirport.self).insert(TestAirport.sample)
-            _ = try await PostgresTestServer.rawRows(
-                "GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole); "
-                    + "GRANT SELECT ON ALL TABLES IN SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
-            var configuration = try PostgresStore.Configuration(url: readerURL)
-            configuration.schema = schema
-            let reader = PostgresStore(configuration: configuration)
+            try await PostgresTestServer.grantReader(on: schema)
+            let reader = try PostgresTestServer.readerStore(schema: schema)
             try await withCleanup { () async throws -> Void in
                 let airports = reader.repository(TestAirport.self)
                 #expect(try await airports.count() == TestAirport.sample.count)
@@ -217,23 +203,20 @@ struct PostgresReadsNeverWriteTests {
 
     @Test("a schema whose name has capitals is set up once: the next store finds Depot's functions and writes nothing")
     func mixedCaseSchema() async throws {
-        let readerURL = try PostgresEnvironment.requireReaderURL()
         let schema = "Mixed_" + PostgresEnvironment.scratchSchemaName()
         var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         configuration.schema = schema
         let writer = PostgresStore(configuration: configuration)
-        var readerConfiguration = try PostgresStore.Configuration(url: readerURL)
-        readerConfiguration.schema = schema
-        let reader = PostgresStore(configuration: readerConfiguration)
+        let reader = try PostgresTestServer.readerStore(schema: schema)
         try await withCleanup { () async throws -> Void in
             try await writer.repository(TestAirport.self).insert(TestAirport.sample)
             let check = SQLRenderer.postgresSetupCheck.sql
                 .replacingOccurrences(of: "$1", with: "'\(SQLRenderer.postgresSetupVersion)'")
                 .replacingOccurrences(of: "count(*)", with: "count(*)::text")
-            #expect(try await PostgresTestServer.rawRows(check, schema: schema).first?[0] == "3")
-            _ = try await PostgresTestServer.rawRows(
-                "GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole); "
-                    + "GRANT SELECT ON ALL TABLES IN SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
+            #expect(
+                try await PostgresTestServer.rawRows(check, schema: schema).first?[0]
+                    == String(SQLRenderer.postgresSetupFunctionCount))
+            try await PostgresTestServer.grantReader(on: schema)
             #expect(try await reader.repository(TestAirport.self).count() == TestAirport.sample.count)
         } cleanup: {
             await reader.close()
@@ -244,13 +227,10 @@ struct PostgresReadsNeverWriteTests {
 
     @Test("a role that may only read, where Depot's functions are missing, gets an error naming them")
     func readOnlyRoleWithoutFunctions() async throws {
-        let readerURL = try PostgresEnvironment.requireReaderURL()
         let schema = PostgresEnvironment.scratchSchemaName()
-        _ = try await PostgresTestServer.rawRows(
-            "CREATE SCHEMA \"\(schema)\"; GRANT USAGE ON SCHEMA \"\(schema)\" TO \(PostgresEnvironment.readerRole)")
-        var configuration = try PostgresStore.Configuration(url: readerURL)
-        configuration.schema = schema
-        let reader = PostgresStore(configuration: configuration)
+        _ = try await PostgresTestServer.rawRows("CREATE SCHEMA \"\(schema)\"")
+        try await PostgresTestServer.grantReader(on: schema)
+        let reader = try PostgresTestServer.readerStore(schema: schema)
         try await withCleanup {
             let error = await #expect(throws: DepotError.self) {
                 _ = try await reader.repository(TestAirport.self).count()
@@ -265,12 +245,18 @@ struct PostgresReadsNeverWriteTests {
     }
 }
 
-/// Creates `airports` (`TestAirport`'s table) in `schema` by plain SQL, as another client or an
-/// earlier Depot would, with `extra` column definitions, and runs `insert`.
-private func createAirportsByHand(in schema: String, extra: String = "", insert: String) async throws {
+/// Creates `airports` (`TestAirport`'s table) by plain SQL in the schema of `store`, as another
+/// client or an earlier Depot would, with `extra` column definitions, and runs `insert`; returns the
+/// schema. The store has read once before (so Depot's functions are there, and no table adopted).
+private func createAirportsByHand(for store: PostgresStore, extra: String = "", insert: String) async throws
+    -> String
+{
+    let schema = try #require(store.configuration.schema)
+    _ = try await store.repository(TestAirport.self).count()
     _ = try await PostgresTestServer.rawRows(
         "CREATE TABLE airports (icao text NOT NULL, iata text, name text NOT NULL, city text, country text NOT NULL, "
             + "elevation double precision NOT NULL, lat double precision NOT NULL, lon double precision NOT NULL, "
             + extra + "PRIMARY KEY (icao)); " + insert,
         schema: schema)
+    return schema
 }

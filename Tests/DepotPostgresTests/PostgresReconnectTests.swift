@@ -23,9 +23,7 @@ struct PostgresReconnectTests {
     static func cluster(_ command: String, _ root: String) async throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("depot-\(UUID().uuidString).out")
         let line = "/bin/bash '\(script)' \(command) '\(root)' > '\(output.path)' < /dev/null"
-        let status = await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
-            Thread.detachNewThread { done.resume(returning: system(line)) }
-        }
+        let status = try await offPool { system(line) }
         defer { try? FileManager.default.removeItem(at: output) }
         guard status == 0 else {
             throw DepotError(.connection, ".ci/postgres \(command) failed with status \(status)")

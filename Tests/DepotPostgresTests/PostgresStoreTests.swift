@@ -265,10 +265,8 @@ struct PostgresStoreTests {
             observer.cancel()
             _ = await observer.result
             #expect(await eventually { !store.engine.isWatching })
-            var closed = false
-            for _ in 0..<900 where !closed {
-                closed = try await PostgresTestServer.rawRows(listeners).first?[0] == "0"
-                if !closed { try await Task.sleep(for: .milliseconds(100)) }
+            let closed = try await eventually(every: .milliseconds(100)) {
+                try await PostgresTestServer.rawRows(listeners).first?[0] == "0"
             }
             #expect(closed, "the listener's backend is still there")
             var again = airports.observe(where: \.country == "NO").makeAsyncIterator()

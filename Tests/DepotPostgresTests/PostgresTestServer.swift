@@ -44,6 +44,29 @@ extension PostgresTestServer {
         }
     }
 
+    /// Lets the login-only reader role (`DEPOT_POSTGRES_READER_URL`) read every table of `schema`.
+    static func grantReader(on schema: String) async throws {
+        let role = PostgresEnvironment.readerRole
+        _ = try await rawRows(
+            "GRANT USAGE ON SCHEMA \"\(schema)\" TO \(role); GRANT SELECT ON ALL TABLES IN SCHEMA \"\(schema)\" TO \(role)"
+        )
+    }
+
+    /// A store on `schema` that logs in as the reader role; the caller closes it.
+    static func readerStore(schema: String) throws -> PostgresStore {
+        var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireReaderURL())
+        configuration.schema = schema
+        return PostgresStore(configuration: configuration)
+    }
+
+    /// The names of `table`'s columns in `schema`, in their order.
+    static func columnNames(of table: String, in schema: String) async throws -> [String] {
+        try await rawRows(
+            "SELECT column_name::text FROM information_schema.columns WHERE table_schema = '\(schema)' "
+                + "AND table_name = '\(table)' ORDER BY ordinal_position"
+        ).compactMap { $0[0] }
+    }
+
     /// Runs the statements of `sql` on its own connection (outside any store) in `schema`, one after
     /// another; the last one's rows, every cell as text.
     static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {

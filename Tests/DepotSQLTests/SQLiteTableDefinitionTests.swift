@@ -36,7 +36,15 @@ struct SQLiteTableDefinitionTests {
     @Test("a column the definition lacks, or a table without a column list, is a migration error naming it")
     func errors() throws {
         var definition = try SQLiteTableDefinition("CREATE TABLE t (a TEXT)", table: "t")
-        #expect(throws: DepotError.self) { try definition.alter(column: "b", typeName: "TEXT", notNull: false) }
-        #expect(throws: DepotError.self) { _ = try SQLiteTableDefinition("CREATE TABLE t AS SELECT 1", table: "t") }
+        let missing = #expect(throws: DepotError.self) {
+            try definition.alter(column: "b", typeName: "TEXT", notNull: false)
+        }
+        #expect(missing?.kind == .migration)
+        #expect(missing?.message.contains("no column 'b'") == true, "\(missing?.message ?? "")")
+        let noColumns = #expect(throws: DepotError.self) {
+            _ = try SQLiteTableDefinition("CREATE TABLE t AS SELECT 1", table: "t")
+        }
+        #expect(noColumns?.kind == .migration)
+        #expect(noColumns?.message.contains("cannot rebuild 't'") == true, "\(noColumns?.message ?? "")")
     }
 }

@@ -60,10 +60,8 @@ struct SQLiteMigrationTests {
 
     @Test("changing a column's type deletes nothing in other tables and keeps every clause, index, trigger and view")
     func rebuildKeepsEverything() async throws {
-        let folder = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        let store = try SQLiteStore(path: path)
+        let store = try SQLiteStore.temporary()
+        let path = store.path
         try await store.migrate(
             Migrations([
                 Self.richTables,
@@ -114,10 +112,8 @@ struct SQLiteMigrationTests {
 
     @Test("a type change that leaves a reference dangling fails the step and changes nothing")
     func rebuildRefusesDanglingReferences() async throws {
-        let folder = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        let store = try SQLiteStore(path: path)
+        let store = try SQLiteStore.temporary()
+        let path = store.path
         try await store.migrate(Migrations([Self.richTables]))
         // With foreign keys suspended for the rebuild, a delete in the same step cascades nowhere:
         // child 2 would be left pointing at nothing, so the step must fail as a whole.

@@ -54,7 +54,7 @@ public enum MigrationProbe {
     /// - Throws: When the probe is not built or cannot be started.
     public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let binary = try binary()
-        return try await onThread {
+        return try await offPool {
             let process = Process()
             process.executableURL = binary
             process.arguments = arguments
@@ -76,7 +76,7 @@ public enum MigrationProbe {
     /// - Throws: When the probe is not built or cannot be started.
     public static func killInsideStep(_ arguments: [String]) async throws -> String {
         let binary = try binary()
-        return try await onThread {
+        return try await offPool {
             let process = Process()
             process.executableURL = binary
             process.arguments = arguments + ["--pause"]
@@ -94,13 +94,6 @@ public enum MigrationProbe {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return printed
-        }
-    }
-
-    /// Runs blocking `work` on a thread of its own, never on the cooperative pool.
-    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
         }
     }
 
