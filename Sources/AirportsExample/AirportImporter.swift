@@ -22,10 +22,17 @@ public enum AirportImporter {
         }
     }
 
+    /// How many airports one insert of the import carries (its progress moves by this much).
+    static let chunkSize = 2_000
+
     /// Reads `csv` and replaces the store's airports with its rows, in one transaction: a bad
     /// line (named with its line number) writes nothing.
+    ///
+    /// - Parameter progress: Called as lines are parsed ("parsing", rows) and as airports are
+    ///   written inside the transaction ("storing", airports), each phase ending with a complete
+    ///   ``WorkProgress``.
     public static func run(
-        csv: URL, into store: some Store, progress: ((Int, Int) -> Void)? = nil
+        csv: URL, into store: some Store, progress: (@Sendable (WorkProgress) -> Void)? = nil
     ) async throws -> Summary {
         let clock = ContinuousClock()
         let started = clock.now
@@ -36,10 +43,21 @@ public enum AirportImporter {
             throw AirportsCSV.Problem(
                 file: csv.path, line: 0, reason: "cannot read the file (\(error.localizedDescription))")
         }
-        let airports = try AirportsCSV.parse(text, file: csv.lastPathComponent, progress: progress)
+        let airports = try AirportsCSV.parse(text, file: csv.lastPathComponent) { done, total in
+            progress?(WorkProgress(phase: "parsing", done: done, total: total, unit: "rows"))
+        }
         let parsed = clock.now
         try await store.write { tx in
-            try await tx.repository(Airport.self).replace(where: .all, with: airports)
+            // What `replace(where: .all, with:)` does (kept keys are updated in place, the rest go),
+            // in chunks with progress between them; one transaction all the same.
+            let rows = tx.repository(Airport.self)
+            progress?(WorkProgress(phase: "storing", done: 0, total: airports.count, unit: "airports"))
+            for start in stride(from: 0, to: airports.count, by: chunkSize) {
+                let end = min(start + chunkSize, airports.count)
+                try await rows.upsert(Array(airports[start..<end]))
+                progress?(WorkProgress(phase: "storing", done: end, total: airports.count, unit: "airports"))
+            }
+            _ = try await rows.remove(where: !.in(\.icao, airports.map(\.icao)))
             // A new dataset: the change log starts over and synced clients fetch everything again.
             _ = try await tx.repository(AirportChange.self).removeAll()
             try await tx.repository(AirportDataset.self).upsert(AirportDataset.fresh())

@@ -65,27 +65,34 @@ public enum AirportsSync {
     /// Syncs `store` from the API `client` talks to; with `country`, only that country's airports.
     ///
     /// Everything a sync writes commits in one transaction: a failed sync leaves the store as it was.
+    ///
+    /// - Parameter progress: Called after each page ("fetching", airports or changes, total
+    ///   unknown) and as a full sync writes ("storing", airports, inside the transaction).
     public static func run(
-        client: APIClient, into store: some Store, country: String? = nil, pageSize: Int = 5_000
+        client: APIClient, into store: some Store, country: String? = nil, pageSize: Int = 5_000,
+        progress: (@Sendable (WorkProgress) -> Void)? = nil
     ) async throws -> Summary {
         let clock = ContinuousClock()
         let started = clock.now
         let id = "\(client.baseURL.absoluteString)|\(country ?? "*")"
         var summary: Summary
         if let cursor = try await store.repository(SyncCursor.self).find(id),
-            let incremental = try await incremental(client: client, store: store, cursor: cursor, country: country)
+            let incremental = try await incremental(
+                client: client, store: store, cursor: cursor, country: country, progress: progress)
         {
             summary = incremental
         } else {
-            summary = try await full(client: client, store: store, id: id, country: country, pageSize: pageSize)
+            summary = try await full(
+                client: client, store: store, id: id, country: country, pageSize: pageSize, progress: progress)
         }
         summary.seconds = (clock.now - started).seconds
         return summary
     }
 
-    static func full(client: APIClient, store: some Store, id: String, country: String?, pageSize: Int)
-        async throws -> Summary
-    {
+    static func full(
+        client: APIClient, store: some Store, id: String, country: String?, pageSize: Int,
+        progress: (@Sendable (WorkProgress) -> Void)?
+    ) async throws -> Summary {
         let info = try await client.send(AirportsAPI.Dataset())
         var requests = 1
         var records: [AirportRecord] = []
@@ -99,6 +106,7 @@ public enum AirportsSync {
                     table: Airport.schema.tableName)
             }
             records += page
+            progress?(WorkProgress(phase: "fetching", done: records.count, total: nil, unit: "airports"))
             guard page.count == pageSize, let last = page.last?.icao else { break }
             after = last
         }
@@ -110,7 +118,12 @@ public enum AirportsSync {
         let removed = try await store.write { tx in
             let airports = tx.repository(Airport.self)
             let removed = try await airports.remove(where: scope && !.in(\.icao, keys))
-            try await airports.persist(fetched, mapper: AirportRecordMapper())
+            progress?(WorkProgress(phase: "storing", done: 0, total: fetched.count, unit: "airports"))
+            for start in stride(from: 0, to: fetched.count, by: AirportImporter.chunkSize) {
+                let end = min(start + AirportImporter.chunkSize, fetched.count)
+                try await airports.persist(Array(fetched[start..<end]), mapper: AirportRecordMapper())
+                progress?(WorkProgress(phase: "storing", done: end, total: fetched.count, unit: "airports"))
+            }
             try await tx.repository(SyncCursor.self).upsert(
                 SyncCursor(id: id, epoch: info.epoch, revision: info.revision, syncedAt: Date()))
             return removed
@@ -122,9 +135,10 @@ public enum AirportsSync {
 
     /// Catches up from `cursor`; `nil` when the server's epoch changed or its change log no longer
     /// reaches back to `cursor` (a full sync is needed).
-    static func incremental(client: APIClient, store: some Store, cursor: SyncCursor, country: String?)
-        async throws -> Summary?
-    {
+    static func incremental(
+        client: APIClient, store: some Store, cursor: SyncCursor, country: String?,
+        progress: (@Sendable (WorkProgress) -> Void)?
+    ) async throws -> Summary? {
         var revision = cursor.revision
         var requests = 0
         var changes: [AirportRecord] = []
@@ -139,6 +153,7 @@ public enum AirportsSync {
                     table: Airport.schema.tableName)
             }
             changes += page.changes
+            progress?(WorkProgress(phase: "fetching", done: changes.count, total: nil, unit: "changes"))
             revision = page.revision
             guard page.more else { break }
         }

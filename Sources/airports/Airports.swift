@@ -11,8 +11,62 @@ struct Airports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "airports",
         abstract: "Depot's example: 28,298 real airports, an HTTP API, a syncing client and queries.",
+        discussion: """
+            EXAMPLES
+              airports demo
+              airports import --store airports.sqlite
+              airports query --near -33.87,151.21 --limit 5
+              airports query --country AU --min-elevation -10 --json
+              airports serve --port 8080
+              airports sync --from http://127.0.0.1:8080 --store client.sqlite --country NO
+
+            EXIT CODES
+              0  done
+              1  the command failed (the message says why: no store, a server that does not answer, …)
+              2  the command line is wrong (an unknown flag, a malformed value)
+            """,
         subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Query.self],
         defaultSubcommand: Demo.self)
+
+    /// Parses and runs a command; a usage error exits with 2, a failure with 1 and prints one
+    /// sentence (a `DepotError`'s or `HTTPError`'s message, not its debug form).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if let sentence = sentence(for: error) {
+                // On a terminal, clear a progress bar the failure interrupted.
+                let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
+                FileHandle.standardError.write(Data((clear + "error: " + sentence + "\n").utf8))
+                Foundation.exit(ExitCode.failure.rawValue)
+            }
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(usageExitCode)
+            }
+            exit(withError: error)
+        }
+    }
+
+    /// What `airports` exits with when its command line is wrong (the argument parser's own default
+    /// is 64, `EX_USAGE`).
+    static let usageExitCode: Int32 = 2
+
+    /// The sentence a person reads for a failure of Depot or of the API, `nil` for the argument
+    /// parser's own errors and exits.
+    static func sentence(for error: any Error) -> String? {
+        switch error {
+        case let error as DepotError: error.message
+        case let error as HTTPError: error.description
+        case let error as AirportsCSV.Problem: error.description
+        default: nil
+        }
+    }
 }
 
 /// The store path used when `--store` is not given.
@@ -20,11 +74,6 @@ let defaultStorePath = "airports.sqlite"
 
 func write(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
-    return ExitCode.failure
 }
 
 /// `--store PATH | --postgres URL`: where a command's airports live.
@@ -70,11 +119,7 @@ struct Demo: AsyncParsableCommand {
             + "send a partial update across and query (all in a temporary folder).")
 
     func run() async throws {
-        do {
-            try await AirportsDemo.run(say: write)
-        } catch {
-            throw fail("\(error)")
-        }
+        try await AirportsDemo.run(say: write)
     }
 }
 
@@ -87,6 +132,9 @@ struct Import: AsyncParsableCommand {
 
     @OptionGroup var target: StoreOptions
 
+    @Flag(help: "Print nothing but errors: no progress, no summary.")
+    var quiet = false
+
     func run() async throws {
         let url: URL
         if let csv {
@@ -94,35 +142,30 @@ struct Import: AsyncParsableCommand {
         } else if let bundled = AirportsCSV.bundledURL {
             url = bundled
         } else {
-            throw fail("the bundled airports.csv is missing; pass --csv")
+            throw DepotError(.storage, "the bundled airports.csv is missing; pass --csv PATH")
         }
-        let interactive = isatty(STDOUT_FILENO) == 1
-        do {
-            let summary = try await target.withStore(existing: false) { store in
-                try await AirportImporter.run(csv: url, into: store) { done, total in
-                    if interactive {
-                        let width = 30
-                        let filled = total == 0 ? width : done * width / total
-                        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                        FileHandle.standardOutput.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
-                        if done == total { write("") }
-                    } else if done == total {
-                        write("parsed \(total) rows")
-                    }
-                }
-            }
-            write(
-                "imported \(summary.rows) airports into \(target.name) in "
-                    + String(format: "%.2f", summary.parseSeconds + summary.storeSeconds) + " s")
-        } catch {
-            throw fail("\(error)")
+        let display = ProgressDisplay(quiet: quiet)
+        let summary = try await target.withStore(existing: false) { store in
+            try await AirportImporter.run(csv: url, into: store, progress: display.update)
         }
+        display.finish()
+        guard !quiet else { return }
+        write(
+            "imported \(summary.rows) airports into \(target.name) in "
+                + String(format: "%.2f", summary.parseSeconds + summary.storeSeconds) + " s")
     }
 }
 
 struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Query a store; every filter and the order run inside the store.")
+        abstract: "Query a store; every filter and the order run inside the store.",
+        discussion: """
+            EXAMPLES
+              airports query --country NO --min-elevation 1000 --limit 5
+              airports query --search "são" --json
+              airports query --near -33.87,151.21 --limit 5      (Sydney: negative values are fine)
+              airports query --min-elevation -100 --country NL
+            """)
 
     @OptionGroup var source: StoreOptions
 
@@ -132,13 +175,20 @@ struct Query: AsyncParsableCommand {
     @Option(help: "Text matched case-insensitively as a substring of name or city.")
     var search: String?
 
-    @Option(help: "LAT,LON: order by great-circle distance from this point.")
+    // `.unconditional`: a value may start with "-" (southern latitudes, western longitudes, places
+    // below sea level) instead of being read as another flag.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Order by great-circle distance from this point, in degrees, e.g. -33.87,151.21.", valueName: "lat,lon"))
     var near: String?
 
-    @Option(name: .customLong("min-elevation"), help: "Minimum elevation in feet.")
+    @Option(
+        name: .customLong("min-elevation"), parsing: .unconditional,
+        help: ArgumentHelp("Minimum elevation in feet, e.g. 1000 or -100.", valueName: "feet"))
     var minimumElevation: Double?
 
-    @Option(help: "Maximum number of results.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Maximum number of results, e.g. 5.", valueName: "count"))
     var limit: Int = 20
 
     @Flag(help: "Print a JSON array.")
@@ -146,34 +196,32 @@ struct Query: AsyncParsableCommand {
 
     func validate() throws {
         if let near, Coordinate(parsing: near) == nil {
-            throw ValidationError("--near takes LAT,LON in degrees, e.g. 59.91,10.75 (got '\(near)')")
+            throw ValidationError(
+                "--near takes LAT,LON in degrees, latitude -90…90 and longitude -180…180, e.g. -33.87,151.21 "
+                    + "(got '\(near)')")
         }
-        if limit < 0 { throw ValidationError("--limit must not be negative") }
+        if limit < 0 { throw ValidationError("--limit must not be negative, e.g. --limit 5 (got \(limit))") }
     }
 
     func run() async throws {
         let query = AirportQuery(
             country: country, search: search, near: near.flatMap(Coordinate.init(parsing:)),
             minimumElevation: minimumElevation, limit: limit)
-        do {
-            let results = try await source.withStore(existing: true) { store in
-                try await query.run(on: store.repository(Airport.self))
+        let results = try await source.withStore(existing: true) { store in
+            try await query.run(on: store.repository(Airport.self))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            write(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+            for result in results {
+                let airport = result.airport
+                var line = "\(airport.icao)\t\(airport.iata ?? "-")\t\(airport.country)\t"
+                line += "\(airport.elevation) ft\t\(airport.name)"
+                if let distance = result.distanceKilometers { line += "\t" + String(format: "%.1f km", distance) }
+                write(line)
             }
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                write(String(decoding: try encoder.encode(results), as: UTF8.self))
-            } else {
-                for result in results {
-                    let airport = result.airport
-                    var line = "\(airport.icao)\t\(airport.iata ?? "-")\t\(airport.country)\t"
-                    line += "\(airport.elevation) ft\t\(airport.name)"
-                    if let distance = result.distanceKilometers { line += "\t" + String(format: "%.1f km", distance) }
-                    write(line)
-                }
-            }
-        } catch {
-            throw fail("\(error)")
         }
     }
 }
@@ -190,26 +238,24 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var source: StoreOptions
 
-    @Option(help: "The port on 127.0.0.1 (0: any free port).")
+    @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: any free port).")
     var port: Int = 8080
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be 0…65535, e.g. --port 8080 (got \(port))")
+        }
     }
 
     func run() async throws {
-        do {
-            let name = source.name
-            let port = port
-            try await source.withStore(existing: true) { store in
-                let count = try await store.repository(Airport.self).count()
-                let app = try await AirportsServer.application(store: store, port: port) { bound in
-                    write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (Ctrl-C stops)")
-                }
-                try await app.runService()
+        let name = source.name
+        let port = port
+        try await source.withStore(existing: true) { store in
+            let count = try await store.repository(Airport.self).count()
+            let app = try await AirportsServer.application(store: store, port: port) { bound in
+                write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (Ctrl-C stops)")
             }
-        } catch {
-            throw fail("\(error)")
+            try await app.runService()
         }
     }
 }
@@ -227,6 +273,9 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Only this country's airports (two-letter code).")
     var country: String?
 
+    @Flag(help: "Print nothing but errors: no progress, no summary.")
+    var quiet = false
+
     func validate() throws {
         guard let url = URL(string: from), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ValidationError("--from takes an http(s) URL, e.g. http://127.0.0.1:8080 (got '\(from)')")
@@ -234,20 +283,19 @@ struct Sync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            guard let base = URL(string: from) else { throw ValidationError("--from: '\(from)' is not a URL") }
-            let client = APIClient(baseURL: base)
-            let summary = try await target.withStore(existing: false) { store in
-                try await AirportsSync.run(client: client, into: store, country: country)
-            }
-            var line = "\(summary.kind.rawValue) sync from \(from): \(summary.received) "
-            line += summary.kind == .full ? "airports" : "changes"
-            if summary.removed > 0 { line += ", \(summary.removed) removed" }
-            line += " in \(summary.requests) request\(summary.requests == 1 ? "" : "s"), "
-            line += String(format: "%.2f s", summary.seconds) + "; revision \(summary.revision), store \(target.name)"
-            write(line)
-        } catch {
-            throw fail("\(error)")
+        guard let base = URL(string: from) else { throw ValidationError("--from: '\(from)' is not a URL") }
+        let client = APIClient(baseURL: base)
+        let display = ProgressDisplay(quiet: quiet)
+        let summary = try await target.withStore(existing: false) { store in
+            try await AirportsSync.run(client: client, into: store, country: country, progress: display.update)
         }
+        display.finish()
+        guard !quiet else { return }
+        var line = "\(summary.kind.rawValue) sync from \(from): \(summary.received) "
+        line += summary.kind == .full ? "airports" : "changes"
+        if summary.removed > 0 { line += ", \(summary.removed) removed" }
+        line += " in \(summary.requests) request\(summary.requests == 1 ? "" : "s"), "
+        line += String(format: "%.2f s", summary.seconds) + "; revision \(summary.revision), store \(target.name)"
+        write(line)
     }
 }

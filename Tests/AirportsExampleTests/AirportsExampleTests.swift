@@ -144,6 +144,8 @@ struct AirportsExampleTests {
             binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(synced.status == 0, "\(synced.errors)")
         #expect(synced.output.hasPrefix("full sync from \(url): 84 airports in 2 requests"))
+        #expect(synced.errors.contains("fetching: 84 airports in "), "\(synced.errors)")
+        #expect(synced.errors.contains("storing: 84 airports in "), "\(synced.errors)")
         let again = try await runProcess(
             binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(again.output.hasPrefix("incremental sync from \(url): 0 changes in 1 request,"))

@@ -1,0 +1,141 @@
+import AirportsExample
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+/// The built `airports` binary, run as a person would run it: what it accepts, what it answers and
+/// how it fails.
+@Suite("airports command line", .timeLimit(.minutes(10)))
+struct CommandLineTests {
+    /// One imported store file for the suite's queries (they change nothing).
+    static let storePath = Task { () throws -> String in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("airports.sqlite").path
+        _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: try SQLiteStore(path: path))
+        return path
+    }
+
+    /// Runs `airports query --store <the suite's store> <arguments> --json`.
+    static func query(_ arguments: [String]) async throws -> (status: Int32, rows: [[String: Any]], errors: String) {
+        let path = try await storePath.value
+        let run = try await runProcess(try airportsBinary(), ["query", "--store", path] + arguments + ["--json"])
+        let rows = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [[String: Any]] ?? []
+        return (run.status, rows, run.errors)
+    }
+
+    @Test("a negative latitude or longitude after --near is a value, and the answer matches a haversine over the CSV")
+    func negativeCoordinates() async throws {
+        // Seeded: southern and western points, written the ways people type them.
+        var random = SplitMix64(state: 0x5EED_0026)
+        var points: [(Double, Double)] = [(-33.8688, 151.2093), (40.6413, -73.7781), (-22.9068, -43.1729)]
+        for _ in 0..<9 {
+            points.append((Double.random(in: -89...0, using: &random), Double.random(in: -179...179, using: &random)))
+        }
+        for (latitude, longitude) in points {
+            let text = String(format: "%.4f,%.4f", latitude, longitude)
+            let answer = try await Self.query(["--near", text, "--limit", "5"])
+            #expect(answer.status == 0, "--near \(text): \(answer.errors)")
+            let reference = referenceNearest(
+                Double(String(format: "%.4f", latitude)) ?? 0, Double(String(format: "%.4f", longitude)) ?? 0, limit: 5)
+            #expect(answer.rows.compactMap { $0["icao"] as? String } == reference.map(\.icao), "--near \(text)")
+        }
+    }
+
+    @Test("a negative --min-elevation is a value: the airports at or above it, as the CSV says")
+    func negativeElevation() async throws {
+        for (elevation, country) in [(-100.0, "NL"), (-1_000.0, "IL"), (-5.5, "AU")] {
+            let answer = try await Self.query([
+                "--min-elevation", String(elevation), "--country", country, "--limit", "10000",
+            ])
+            #expect(answer.status == 0, "\(answer.errors)")
+            let expected = bundledAirports.filter { $0.country == country && $0.elevation >= elevation }
+                .map(\.icao).sorted(by: icaoOrder)
+            #expect(answer.rows.compactMap { $0["icao"] as? String } == expected, "--min-elevation \(elevation)")
+            #expect(!expected.isEmpty)
+        }
+    }
+
+    @Test(
+        "a malformed value or an unknown flag exits 2 with a message naming the flag and an example",
+        arguments: [
+            (["--near", "north"], ["--near", "e.g. -33.87,151.21"]),
+            (["--near", "-91,10"], ["--near", "-90…90"]),
+            (["--near"], ["--near"]),
+            (["--min-elevation", "high"], ["--min-elevation", "e.g. 1000 or -100"]),
+            (["--limit", "ten"], ["--limit", "e.g. 5"]),
+            (["--limit", "-1"], ["--limit must not be negative", "e.g. --limit 5"]),
+            (["--bogus"], ["--bogus"]),
+        ])
+    func usageErrors(arguments: [String], mentions: [String]) async throws {
+        let answer = try await Self.query(arguments)
+        #expect(answer.status == 2, "\(arguments): \(answer.errors)")
+        for mention in mentions {
+            #expect(answer.errors.contains(mention), "\(arguments): \(answer.errors)")
+        }
+    }
+
+    @Test("a port outside 0…65535 is a usage error (2), also when negative")
+    func badPort() async throws {
+        let path = try await Self.storePath.value
+        for port in ["70000", "-1"] {
+            let answer = try await runProcess(try airportsBinary(), ["serve", "--store", path, "--port", port])
+            #expect(answer.status == 2, "\(port): \(answer.errors)")
+            #expect(answer.errors.contains("--port must be 0…65535"), "\(answer.errors)")
+        }
+    }
+
+    @Test("a failure exits 1 and prints one sentence, the error's message, not its debug form")
+    func failureIsASentence() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString).sqlite")
+        let answer = try await runProcess(try airportsBinary(), ["query", "--store", missing.path])
+        #expect(answer.status == 1)
+        #expect(
+            answer.errors == "error: no store at \(missing.path); run `airports import --store \(missing.path)` first\n"
+        )
+        let unreachable = try await runProcess(
+            try airportsBinary(), ["sync", "--from", "http://127.0.0.1:9", "--store", missing.path])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.hasPrefix("error: GET /dataset: "), "\(unreachable.errors)")
+        #expect(!unreachable.errors.contains("HTTPError("), "\(unreachable.errors)")
+    }
+
+    @Test("import on a terminal draws a bar that ends in each phase's total; piped, plain lines; --quiet, nothing")
+    func importProgress() async throws {
+        let binary = try airportsBinary()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A pseudo-terminal through script(1): what a person at a terminal sees.
+        let command = "'\(binary.path)' import --store '\(folder.path)/tty.sqlite'"
+        let tty = try await runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qefc", command, "/dev/null"])
+        #expect(tty.status == 0, "\(tty.errors)")
+        #expect(tty.output.contains("\rparsing ["), "\(tty.output)")
+        #expect(tty.output.contains("\rparsing: 28,298 rows in "), "\(tty.output)")
+        #expect(tty.output.contains("\rstoring: 28,298 airports in "), "\(tty.output)")
+        #expect(tty.output.contains("imported 28298 airports"), "\(tty.output)")
+
+        let piped = try await runProcess(binary, ["import", "--store", folder.path + "/piped.sqlite"])
+        #expect(piped.status == 0)
+        #expect(piped.errors.contains("parsing: 28,298 rows in "), "\(piped.errors)")
+        #expect(piped.errors.contains("storing: 28,298 airports in "), "\(piped.errors)")
+        #expect(!piped.errors.contains("\r") && !piped.errors.contains("\u{1B}"), "\(piped.errors)")
+        #expect(piped.output.hasPrefix("imported 28298 airports"), "progress stays off standard output")
+
+        let quiet = try await runProcess(binary, ["import", "--quiet", "--store", folder.path + "/quiet.sqlite"])
+        #expect(quiet.status == 0)
+        #expect(quiet.output.isEmpty && quiet.errors.isEmpty, "\(quiet.output)\(quiet.errors)")
+    }
+
+    @Test("--help shows examples and the exit codes; a subcommand's help shows a negative coordinate")
+    func help() async throws {
+        let top = try await runProcess(try airportsBinary(), ["--help"])
+        #expect(top.status == 0)
+        #expect(top.output.contains("EXAMPLES") && top.output.contains("EXIT CODES"), "\(top.output)")
+        let query = try await runProcess(try airportsBinary(), ["query", "--help"])
+        #expect(query.status == 0)
+        #expect(query.output.contains("--near -33.87,151.21"), "\(query.output)")
+    }
+}
