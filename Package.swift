@@ -27,7 +27,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "Depot"),
-        .target(name: "DepotSQL", dependencies: ["Depot"]),
+        .target(name: "DepotSQL", dependencies: ["Depot", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "DepotSQLite",
             dependencies: [
@@ -77,7 +77,8 @@ let package = Package(
             path: "Tests/depot-migration-probe"),
         // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
         .target(
-            name: "DepotTestSupport", dependencies: ["Depot", "DepotSQL", "DepotTesting"],
+            name: "DepotTestSupport",
+            dependencies: ["Depot", "DepotSQL", "DepotTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/DepotTestSupport"),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting", "DepotTestSupport"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
@@ -96,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "DepotHTTPTests",
             dependencies: [
-                "DepotHTTP", "Depot",
+                "DepotHTTP", "Depot", "DepotTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +111,10 @@ let package = Package(
         // Every Swift sample of the README, compiled (and most of them run).
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["Depot", "DepotSQLite", "DepotPostgres", "DepotTesting"]),
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotPostgres", "DepotTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "AirportsExampleTests",
             dependencies: [

@@ -39,6 +39,9 @@ public final class PostgresEngine: SQLEngine {
         public var connectTimeout: Duration = .seconds(10)
         /// TLS for the connection (PostgresNIO's setting); plain TCP by default.
         public var tls: PostgresClient.Configuration.TLS = .disable
+        /// Where and how much the store logs (`SQLLogging`); by default a logger labelled
+        /// `depot.postgres`.
+        public var logging: SQLLogging = .standard(label: "depot.postgres")
 
         /// A configuration for the server at `host`; the pool options keep their defaults
         /// (20 connections, a 10-second connect timeout, no TLS).
@@ -154,6 +157,9 @@ public final class PostgresEngine: SQLEngine {
     /// `SQLDialect.postgres`.
     public var dialect: SQLDialect { .postgres }
 
+    /// Where and how much the store logs: ``Configuration/logging``.
+    public var logging: SQLLogging { configuration.logging }
+
     // MARK: - Connections
 
     /// Lends a pooled connection; retries once on a connection the server closed (after a
@@ -189,6 +195,9 @@ public final class PostgresEngine: SQLEngine {
             guard let cause = error.underlying as? PSQLError,
                 cause.code == .serverClosedConnection || cause.code == .clientClosedConnection
             else { throw error }
+            logging.logger.notice(
+                "PostgreSQL closed a pooled connection (a server restart?); reading again on a new one",
+                metadata: ["address": "\(configuration.address)", "error": "\(error.message)"])
             return try await leased(body)
         }
     }
@@ -254,6 +263,9 @@ public final class PostgresEngine: SQLEngine {
             try await connection.count(SQLRenderer.postgresSetupCheck) == SQLRenderer.postgresSetupFunctionCount
         }
         if !ready {
+            logging.logger.info(
+                "installing Depot's functions (missing or of another version)",
+                metadata: ["schema": "\(configuration.schema ?? "current")"])
             let setup = SQLRenderer.postgresSetup(schema: configuration.schema)
             let renderer = SQLRenderer(dialect: .postgres)
             let schema = configuration.schema
@@ -317,13 +329,20 @@ public final class PostgresEngine: SQLEngine {
             guard task == nil else { return }
             // Named, so an operator (or a test) can tell it in pg_stat_activity.
             let settings = Self.clientSettings(configuration, connections: 1, applicationName: listenerName)
-            let parts = ListenerParts(identity: identity, broadcaster: broadcaster, state: listening)
+            let parts = ListenerParts(
+                identity: identity, broadcaster: broadcaster, state: listening, logger: configuration.logging.logger)
             task = Task {
                 let client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await client.run() }
                     while !Task.isCancelled {
-                        try? await Self.listen(parts, on: client)
+                        do {
+                            try await Self.listen(parts, on: client)
+                        } catch  where !Task.isCancelled {
+                            parts.logger.notice(
+                                "the commit listener lost its connection; it starts again",
+                                metadata: ["error": "\(error)"])
+                        } catch {}
                         try? await Task.sleep(for: .milliseconds(200))
                     }
                     group.cancelAll()
@@ -371,6 +390,7 @@ public final class PostgresEngine: SQLEngine {
         let identity: String
         let broadcaster: CommitBroadcaster
         let state: ListeningState
+        let logger: Logger
     }
 
     /// Listens on the channel until the connection is lost, publishing other stores' commits to
@@ -385,7 +405,10 @@ public final class PostgresEngine: SQLEngine {
                 defer { parts.state.ended() }
                 // A store's later LISTENs (after a lost connection, or after every observer had
                 // stopped) missed the commits made meanwhile: every observer reads again once.
-                if parts.state.began() { parts.broadcaster.publish(.anythingMayHaveChanged) }
+                if parts.state.began() {
+                    parts.logger.notice("the commit listener listens again; every observer reads its query again once")
+                    parts.broadcaster.publish(.anythingMayHaveChanged)
+                }
                 for try await notification in notifications {
                     // schema, writing store (empty outside Depot), table: commits to this schema
                     // by anyone but this store.

@@ -25,7 +25,11 @@ public final class SQLiteEngine: SQLEngine {
     ///
     /// - Throws: `DepotError` of kind `.storage` naming the path when the file is not a SQLite
     ///   database or cannot be opened for writing.
-    init(path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool) throws {
+    /// Where and how much the store logs.
+    public let logging: SQLLogging
+
+    init(path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging) throws {
+        self.logging = logging
         self.path = path
         self.removesFolderOnDeinit = removesFolderOnDeinit
         var configuration = Configuration()

@@ -36,10 +36,16 @@ extension SQLStore where Engine == SQLiteEngine {
     ///   - path: The database file; created, with the SQLite database in it, if missing. Its folder
     ///     must exist.
     ///   - busyTimeout: How long a write waits for another process's write to finish.
+    ///   - logging: Where and how much the store logs (`SQLLogging`); by default a logger
+    ///     labelled `depot.sqlite`.
     /// - Throws: `DepotError` of kind `.storage` when the file is not a SQLite database or
     ///   cannot be opened for writing; the message names the path.
-    public convenience init(path: String, busyTimeout: Duration = .seconds(10)) throws {
-        self.init(engine: try SQLiteEngine(path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false))
+    public convenience init(
+        path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite")
+    ) throws {
+        self.init(
+            engine: try SQLiteEngine(
+                path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging))
     }
 
     /// A private database in a new temporary file, deleted when the store is released:
@@ -49,16 +55,17 @@ extension SQLStore where Engine == SQLiteEngine {
     /// let store = try SQLiteStore.temporary()
     /// ```
     ///
+    /// - Parameter logging: Where and how much the store logs (`SQLLogging`).
     /// - Throws: The file system's error when the temporary folder cannot be created, or
     ///   `DepotError` of kind `.storage` when the database cannot be opened.
-    public static func temporary() throws -> SQLiteStore {
+    public static func temporary(logging: SQLLogging = .standard(label: "depot.sqlite")) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SQLiteStore(
             engine: try SQLiteEngine(
                 path: directory.appendingPathComponent("store.sqlite").path, busyTimeout: .seconds(10),
-                removesFolderOnDeinit: true))
+                removesFolderOnDeinit: true, logging: logging))
     }
 
     /// The database file.

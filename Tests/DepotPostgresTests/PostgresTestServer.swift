@@ -14,9 +14,12 @@ import Testing
 enum PostgresTestServer {
     /// A fresh store on a new, empty schema of the test database, given to `body`; the schema is
     /// dropped afterwards, whatever happens.
-    static func withStore(_ body: (PostgresStore) async throws -> Void) async throws {
+    static func withStore(
+        logging: SQLLogging = .standard(label: "depot.postgres"), _ body: (PostgresStore) async throws -> Void
+    ) async throws {
         var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         configuration.schema = PostgresEnvironment.scratchSchemaName()
+        configuration.logging = logging
         configuration.maximumConnections = 4
         let store = PostgresStore(configuration: configuration)
         try await withCleanup {

@@ -41,3 +41,16 @@ struct PostgresTransactionSafetyTests {
         }
     }
 }
+
+@Suite(
+    "PostgresStore logging",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresLoggingTests {
+    @Test("PostgresStore logs", arguments: SQLLoggingChecks.behaviours)
+    func logs(behaviour: String) async throws {
+        try await SQLLoggingChecks.check(behaviour) { logging, body in
+            try await PostgresTestServer.withStore(logging: logging, body)
+        }
+    }
+}

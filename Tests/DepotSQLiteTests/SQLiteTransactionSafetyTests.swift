@@ -21,3 +21,13 @@ struct SQLiteTransactionSafetyTests {
         #expect(error?.kind == .transaction)
     }
 }
+
+@Suite("SQLiteStore logging", .timeLimit(.minutes(10)))
+struct SQLiteLoggingTests {
+    @Test("SQLiteStore logs", arguments: SQLLoggingChecks.behaviours)
+    func logs(behaviour: String) async throws {
+        try await SQLLoggingChecks.check(behaviour) { logging, body in
+            try await body(try SQLiteStore.temporary(logging: logging))
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Depot
 import Foundation
+import Logging
 
 /// A SQL store's transaction as migrations use it: raw statements and text rows on the
 /// transaction's connection, next to the ordinary writer for data steps.
@@ -37,7 +38,15 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         defer { schemaChanged() }
-        return try await MigrationRunner.migrate(migrations, to: target, on: self, progress: progress)
+        let logger = engine.logging.logger
+        let outcome = try await MigrationRunner.migrate(migrations, to: target, on: self) { step in
+            logger.info("migration step \(step.done) of \(step.total): \(step.step)")
+            progress?(step)
+        }
+        logger.info(
+            "migrated from version \(outcome.from) to \(outcome.to)",
+            metadata: ["steps": .array(outcome.steps.map { .string($0) })])
+        return outcome
     }
 
     /// The rows of the `depot_migrations` ledger, in version order; empty when the table does not
@@ -54,7 +63,7 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     public func checkSchema(of entities: [any Entity.Type]) async throws {
         try await SchemaComparison.check(entities) { table in
             try await self.engine.prepare()
-            return try await self.engine.withReader { connection in
+            return try await self.withReader { connection in
                 try await self.prepareTable(table, on: connection, create: false) != .missing
             }
         }

@@ -22,6 +22,9 @@ public protocol SQLEngine: Sendable {
     /// The SQL flavour every statement for this engine is rendered in.
     var dialect: SQLDialect { get }
 
+    /// Where and how much the store on this engine logs (``SQLLogging``).
+    var logging: SQLLogging { get }
+
     /// Makes the database ready for Depot before its first operation (PostgreSQL: the schema and
     /// Depot's functions); later calls return at once.
     func prepare() async throws

@@ -1,4 +1,5 @@
 import Depot
+import Logging
 import Synchronization
 
 /// A `Store` on a SQL database: one implementation of reads, transactions, table verification,
@@ -38,6 +39,15 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         self.renderer = SQLRenderer(dialect: engine.dialect)
     }
 
+    /// A connection of the engine that logs what it runs (``SQLLogging``).
+    package typealias Connection = LoggedConnection<Engine.Connection>
+
+    /// Lends a reader connection of the engine, logging what it runs.
+    func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
+        let logging = engine.logging
+        return try await engine.withReader { try await body(LoggedConnection($0, logging: logging)) }
+    }
+
     // MARK: - Reads
 
     /// Runs `query` on a reader connection; a table that does not exist reads as empty.
@@ -52,7 +62,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     ) async throws -> Result {
         try query.validate()
         try await engine.prepare()
-        return try await engine.withReader { connection in
+        return try await withReader { connection in
             guard let query = try await self.resolved(query, on: connection) else {
                 return try StoredRowsCursor.empty(read)
             }
@@ -71,7 +81,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     public func count(_ query: SelectQuery) async throws -> Int {
         try query.validate()
         try await engine.prepare()
-        return try await engine.withReader { connection in
+        return try await withReader { connection in
             guard let query = try await self.resolved(query, on: connection) else { return 0 }
             do {
                 return try await connection.count(self.renderer.count(query))
@@ -83,7 +93,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// `query` with its subqueries resolved against the tables that exist; `nil` when its own
     /// table does not.
-    private func resolved(_ query: SelectQuery, on connection: Engine.Connection) async throws -> SelectQuery? {
+    private func resolved(_ query: SelectQuery, on connection: Connection) async throws -> SelectQuery? {
         try await query.resolved(exists: { try await self.prepareTable($0, on: connection, create: false) != .missing })
     }
 
@@ -123,9 +133,11 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     ) async throws -> T {
         try await engine.prepare()
         let renderer = renderer
+        let logging = engine.logging
         // `body` is not escaping; the connection closure must be. It runs before this returns.
         return try await withoutActuallyEscaping(body) { body in
-            let outcome = try await engine.withWriter { connection -> TransactionOutcome<T> in
+            let outcome = try await engine.withWriter { base -> TransactionOutcome<T> in
+                let connection = LoggedConnection(base, logging: logging)
                 guard suspendingForeignKeys, let suspension = renderer.foreignKeySuspension,
                     try await connection.count(suspension.enforced) == 1
                 else { return try await self.inTransaction(on: connection, body) }
@@ -159,13 +171,15 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK`) on `connection`.
     private func inTransaction<T: Sendable>(
-        on connection: Engine.Connection, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        on connection: Connection, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> TransactionOutcome<T> {
         let renderer = renderer
+        let logger = engine.logging.logger
+        let started = ContinuousClock.now
         try await Self.uncancelled { try await connection.execute(renderer.begin) }
         let writer = SQLWriter(store: self, connection: connection)
         do {
-            try await self.engine.transactionBegan(on: connection)
+            try await self.engine.transactionBegan(on: connection.base)
             let result = try await body(writer)
             // A call that failed and could not be undone: its error was caught by the body,
             // but what it wrote must not commit.
@@ -178,8 +192,19 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     "the transaction did not commit: the database had already aborted it (a statement "
                         + "in it failed), so nothing it wrote was kept")
             }
+            logger.debug(
+                "transaction committed",
+                metadata: [
+                    "duration_ms": "\(SQLLogging.milliseconds(ContinuousClock.now - started))",
+                    "tables": .array(touched.sorted().map { .string($0) }),
+                ])
             return TransactionOutcome(value: result, touched: touched, created: created)
         } catch {
+            logger.debug(
+                "transaction rolled back",
+                metadata: [
+                    "duration_ms": "\(SQLLogging.milliseconds(ContinuousClock.now - started))", "error": "\(error)",
+                ])
             writer.end()
             // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
             // with "no transaction", which changes nothing.
@@ -216,7 +241,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     ///   once its transaction commits).
     /// - Throws: `DepotError.Kind.schemaMismatch` listing each difference when the stored table
     ///   differs from `table`.
-    func prepareTable(_ table: TableDescription, on connection: Engine.Connection, create: Bool) async throws
+    func prepareTable(_ table: TableDescription, on connection: Connection, create: Bool) async throws
         -> TableState
     {
         if verifiedTables.withLock({ $0.contains(table) }) { return .exists }
@@ -233,12 +258,12 @@ public final class SQLStore<Engine: SQLEngine>: Store {
             exists = try await checkStored(table, on: connection)
         }
         if !exists { try await connection.execute(SQLStatement(sql: renderer.createTable(table))) }
-        try await engine.adopt(table, on: connection)
+        try await engine.adopt(table, on: connection.base)
         return .prepared
     }
 
     /// Checks `table` against the catalog if the database has it; false if it has not.
-    private func checkStored(_ table: TableDescription, on connection: Engine.Connection) async throws -> Bool {
+    private func checkStored(_ table: TableDescription, on connection: Connection) async throws -> Bool {
         let stored = try await connection.catalogColumns(of: table.name, renderer)
         guard !stored.isEmpty else { return false }
         try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)

@@ -5,9 +5,9 @@ import Depot
 package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
     let books = WriterBookkeeping()
     let store: SQLStore<Engine>
-    let connection: Engine.Connection
+    let connection: SQLStore<Engine>.Connection
 
-    init(store: SQLStore<Engine>, connection: Engine.Connection) {
+    init(store: SQLStore<Engine>, connection: SQLStore<Engine>.Connection) {
         self.store = store
         self.connection = connection
     }
@@ -135,7 +135,7 @@ extension SQLWriter: SQLMigrationSession {
 
     package func adopt(_ table: TableDescription) async throws {
         try books.checkActive()
-        try await store.engine.adopt(table, on: connection)
+        try await store.engine.adopt(table, on: connection.base)
     }
 
     /// Migrations of one database take turns, across stores and processes, until this

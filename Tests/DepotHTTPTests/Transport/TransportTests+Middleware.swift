@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotTestSupport
 import Foundation
 import Logging
 import Synchronization

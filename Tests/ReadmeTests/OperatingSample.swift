@@ -1,0 +1,21 @@
+// The README's "Operating Depot" sample, verbatim between the markers (ReadmeSampleTests checks it).
+// Compiled, not run here: it opens a file in the current folder and a server by address.
+import Depot
+import DepotPostgres
+import DepotSQLite
+import Logging
+
+func storesThatLog() throws {
+    // readme:begin
+    var logger = Logger(label: "app.database")
+    logger.logLevel = .trace  // every statement; .debug: transactions; .info: migrations
+    let store = try SQLiteStore(
+        path: "app.sqlite",
+        logging: SQLLogging(logger: logger, slowStatementThreshold: .milliseconds(250)))
+
+    var configuration = try PostgresStore.Configuration(url: "postgres://app@127.0.0.1/app")
+    configuration.logging = SQLLogging(logger: logger, showsBoundValues: true)  // values too: not in production
+    let server = PostgresStore(configuration: configuration)
+    // readme:end
+    _ = (store, server)
+}
