@@ -276,9 +276,13 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("a commit made while the listener reconnects is not lost: every observer reads again once it listens")
+    @Test(
+        "a commit made while the listener reconnects is not lost: every observer reads again once it listens, and the log says so"
+    )
     func commitsDuringReconnectReachObservers() async throws {
-        try await PostgresTestServer.withStore { store in
+        let (logger, log) = CapturingLogHandler.logger(level: .notice)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
+            store in
             let schema = try #require(store.configuration.schema)
             let airports = store.repository(TestAirport.self)
             try await airports.insert(TestAirport.sample)
@@ -295,6 +299,11 @@ struct PostgresStoreTests {
                 schema: schema)
             let updated = try await iterator.next()
             #expect(updated?.allSatisfy { $0.elevation == 4242 } == true)
+            let notices = log.lines.filter { $0.level == .notice }.map(\.message)
+            #expect(notices.contains("the commit listener lost its connection; it starts again"), "\(notices)")
+            #expect(
+                notices.contains("the commit listener listens again; every observer reads its query again once"),
+                "\(notices)")
         }
     }
 
