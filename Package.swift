@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -27,7 +28,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "Depot"),
-        .target(name: "DepotSQL", dependencies: ["Depot", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "DepotSQL",
+            dependencies: [
+                "Depot", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         .target(
             name: "DepotSQLite",
             dependencies: [
@@ -41,6 +47,7 @@ let package = Package(
                 "Depot", "DepotSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         .target(
             name: "DepotHTTP",
@@ -78,7 +85,10 @@ let package = Package(
         // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
         .target(
             name: "DepotTestSupport",
-            dependencies: ["Depot", "DepotSQL", "DepotTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Depot", "DepotSQL", "DepotTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             path: "Tests/DepotTestSupport"),
         .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting", "DepotTestSupport"]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
@@ -93,6 +103,7 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotPostgres", "DepotSQL", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
             name: "DepotHTTPTests",

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Depot
 import DepotSQL
 import Foundation
@@ -42,6 +43,9 @@ public final class PostgresEngine: SQLEngine {
         /// Where and how much the store logs (`SQLLogging`); by default a logger labelled
         /// `depot.postgres`.
         public var logging: SQLLogging = .standard(label: "depot.postgres")
+        /// Which metrics the store reports (`SQLMetrics`); `nil`: through swift-metrics' factory as
+        /// bootstrapped when the store is made.
+        public var metrics: SQLMetrics?
 
         /// A configuration for the server at `host`; the pool options keep their defaults
         /// (20 connections, a 10-second connect timeout, no TLS).
@@ -134,6 +138,8 @@ public final class PostgresEngine: SQLEngine {
     /// unreachable server surfaces as a `.connection` error from the first operation.
     init(configuration: Configuration) {
         self.configuration = configuration
+        metrics = configuration.metrics ?? SQLMetrics()
+        pool = PoolMeters(metrics)
         schemaProblem = configuration.schemaProblem
         client = PostgresClient(
             configuration: Self.clientSettings(configuration, connections: configuration.maximumConnections),
@@ -159,6 +165,12 @@ public final class PostgresEngine: SQLEngine {
 
     /// Where and how much the store logs: ``Configuration/logging``.
     public var logging: SQLLogging { configuration.logging }
+
+    /// Which metrics the store reports: ``Configuration/metrics``, or swift-metrics' factory as
+    /// bootstrapped when the engine was made.
+    public let metrics: SQLMetrics
+    /// Connections lent out, and how long calls waited for one.
+    private let pool: PoolMeters
 
     // MARK: - Connections
 
@@ -209,11 +221,15 @@ public final class PostgresEngine: SQLEngine {
         let client = client
         let timeout = configuration.connectTimeout
         let address = configuration.address
+        let pool = pool
+        let asked = ContinuousClock.now
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
                         started.value.store(true, ordering: .sequentiallyConsistent)
+                        pool.lent(after: ContinuousClock.now - asked)
+                        defer { pool.returned() }
                         return try await body(connection)
                     }
                 }
@@ -453,6 +469,39 @@ final class ListeningState: Sendable {
     /// A `LISTEN` ended.
     func ended() {
         state.withLock { $0.listening -= 1 }
+    }
+}
+
+/// The pool's metrics: `depot_pool_connections_in_use` and `depot_pool_wait_seconds` (see
+/// `SQLMetrics`).
+private final class PoolMeters: Sendable {
+    private let inUse = Atomic(0)
+    private let gauge: Gauge?
+    private let wait: CoreMetrics.Timer?
+
+    init(_ metrics: SQLMetrics) {
+        let dimensions = [("system", "postgresql")] + metrics.dimensions
+        gauge =
+            metrics.isEnabled
+            ? Gauge(label: "depot_pool_connections_in_use", dimensions: dimensions, factory: metrics.factory) : nil
+        wait =
+            metrics.isEnabled
+            ? CoreMetrics.Timer(label: "depot_pool_wait_seconds", dimensions: dimensions, factory: metrics.factory)
+            : nil
+    }
+
+    /// A connection was lent after `waiting`.
+    func lent(after waiting: Duration) {
+        guard let gauge, let wait else { return }
+        gauge.record(inUse.add(1, ordering: .relaxed).newValue)
+        let (seconds, attoseconds) = waiting.components
+        wait.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// A lent connection came back.
+    func returned() {
+        guard let gauge else { return }
+        gauge.record(inUse.subtract(1, ordering: .relaxed).newValue)
     }
 }
 

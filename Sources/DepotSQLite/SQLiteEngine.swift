@@ -27,9 +27,14 @@ public final class SQLiteEngine: SQLEngine {
     ///   database or cannot be opened for writing.
     /// Where and how much the store logs.
     public let logging: SQLLogging
+    /// Which metrics the store reports.
+    public let metrics: SQLMetrics
 
-    init(path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging) throws {
+    init(
+        path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging, metrics: SQLMetrics
+    ) throws {
         self.logging = logging
+        self.metrics = metrics
         self.path = path
         self.removesFolderOnDeinit = removesFolderOnDeinit
         var configuration = Configuration()

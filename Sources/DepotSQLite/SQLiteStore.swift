@@ -38,14 +38,18 @@ extension SQLStore where Engine == SQLiteEngine {
     ///   - busyTimeout: How long a write waits for another process's write to finish.
     ///   - logging: Where and how much the store logs (`SQLLogging`); by default a logger
     ///     labelled `depot.sqlite`.
+    ///   - metrics: Which metrics the store reports (`SQLMetrics`); by default through
+    ///     swift-metrics' factory as bootstrapped now.
     /// - Throws: `DepotError` of kind `.storage` when the file is not a SQLite database or
     ///   cannot be opened for writing; the message names the path.
     public convenience init(
-        path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite")
+        path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite"),
+        metrics: SQLMetrics = SQLMetrics()
     ) throws {
         self.init(
             engine: try SQLiteEngine(
-                path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging))
+                path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging,
+                metrics: metrics))
     }
 
     /// A private database in a new temporary file, deleted when the store is released:
@@ -55,17 +59,21 @@ extension SQLStore where Engine == SQLiteEngine {
     /// let store = try SQLiteStore.temporary()
     /// ```
     ///
-    /// - Parameter logging: Where and how much the store logs (`SQLLogging`).
+    /// - Parameters:
+    ///   - logging: Where and how much the store logs (`SQLLogging`).
+    ///   - metrics: Which metrics the store reports (`SQLMetrics`).
     /// - Throws: The file system's error when the temporary folder cannot be created, or
     ///   `DepotError` of kind `.storage` when the database cannot be opened.
-    public static func temporary(logging: SQLLogging = .standard(label: "depot.sqlite")) throws -> SQLiteStore {
+    public static func temporary(
+        logging: SQLLogging = .standard(label: "depot.sqlite"), metrics: SQLMetrics = SQLMetrics()
+    ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SQLiteStore(
             engine: try SQLiteEngine(
                 path: directory.appendingPathComponent("store.sqlite").path, busyTimeout: .seconds(10),
-                removesFolderOnDeinit: true, logging: logging))
+                removesFolderOnDeinit: true, logging: logging, metrics: metrics))
     }
 
     /// The database file.

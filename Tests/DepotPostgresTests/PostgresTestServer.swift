@@ -15,11 +15,13 @@ enum PostgresTestServer {
     /// A fresh store on a new, empty schema of the test database, given to `body`; the schema is
     /// dropped afterwards, whatever happens.
     static func withStore(
-        logging: SQLLogging = .standard(label: "depot.postgres"), _ body: (PostgresStore) async throws -> Void
+        logging: SQLLogging = .standard(label: "depot.postgres"), metrics: SQLMetrics? = nil,
+        _ body: (PostgresStore) async throws -> Void
     ) async throws {
         var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         configuration.schema = PostgresEnvironment.scratchSchemaName()
         configuration.logging = logging
+        configuration.metrics = metrics
         configuration.maximumConnections = 4
         let store = PostgresStore(configuration: configuration)
         try await withCleanup {

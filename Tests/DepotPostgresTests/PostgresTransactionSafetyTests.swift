@@ -2,6 +2,7 @@ import Depot
 import DepotSQL
 import DepotTestSupport
 import DepotTesting
+import MetricsTestKit
 import Testing
 
 @testable import DepotPostgres
@@ -51,6 +52,34 @@ struct PostgresLoggingTests {
     func logs(behaviour: String) async throws {
         try await SQLLoggingChecks.check(behaviour) { logging, body in
             try await PostgresTestServer.withStore(logging: logging, body)
+        }
+    }
+}
+
+@Suite(
+    "PostgresStore metrics",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresMetricsTests {
+    @Test("PostgresStore reports", arguments: SQLMetricsChecks.behaviours)
+    func reports(behaviour: String) async throws {
+        try await SQLMetricsChecks.check(behaviour, system: "postgresql") { metrics, body in
+            try await PostgresTestServer.withStore(metrics: metrics, body)
+        }
+    }
+
+    @Test("the pool reports the connections lent out and how long calls waited for one")
+    func pool() async throws {
+        let metrics = TestMetrics()
+        let dimensions = [("system", "postgresql"), ("db", "pool")]
+        try await PostgresTestServer.withStore(metrics: SQLMetrics(factory: metrics, dimensions: [("db", "pool")])) {
+            store in
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            _ = try await store.repository(TestAirport.self).fetch(where: \.country == "NO")
+            let inUse = try metrics.expectGauge("depot_pool_connections_in_use", dimensions)
+            #expect(inUse.values.contains(1), "\(inUse.values)")
+            #expect(inUse.lastValue == 0, "every connection came back")
+            #expect(try metrics.expectTimer("depot_pool_wait_seconds", dimensions).values.count >= 2)
         }
     }
 }

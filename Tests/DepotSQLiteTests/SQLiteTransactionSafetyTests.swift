@@ -31,3 +31,13 @@ struct SQLiteLoggingTests {
         }
     }
 }
+
+@Suite("SQLiteStore metrics", .timeLimit(.minutes(10)))
+struct SQLiteMetricsTests {
+    @Test("SQLiteStore reports", arguments: SQLMetricsChecks.behaviours)
+    func reports(behaviour: String) async throws {
+        try await SQLMetricsChecks.check(behaviour, system: "sqlite") { metrics, body in
+            try await body(try SQLiteStore.temporary(metrics: metrics))
+        }
+    }
+}

@@ -19,3 +19,10 @@ func storesThatLog() throws {
     // readme:end
     _ = (store, server)
 }
+
+func storeWithMetrics() throws {
+    // readme:begin
+    let store = try SQLiteStore(path: "app.sqlite", metrics: SQLMetrics(dimensions: [("db", "app")]))
+    // readme:end
+    _ = store
+}

@@ -38,7 +38,7 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         _ migrations: Migrations, to target: Int?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationOutcome {
         defer { schemaChanged() }
-        let logger = engine.logging.logger
+        let logger = instruments.logging.logger
         let outcome = try await MigrationRunner.migrate(migrations, to: target, on: self) { step in
             logger.info("migration step \(step.done) of \(step.total): \(step.step)")
             progress?(step)

@@ -25,6 +25,10 @@ public protocol SQLEngine: Sendable {
     /// Where and how much the store on this engine logs (``SQLLogging``).
     var logging: SQLLogging { get }
 
+    /// Which metrics the store on this engine reports (``SQLMetrics``); swift-metrics' bootstrapped
+    /// factory unless the engine says otherwise.
+    var metrics: SQLMetrics { get }
+
     /// Makes the database ready for Depot before its first operation (PostgreSQL: the schema and
     /// Depot's functions); later calls return at once.
     func prepare() async throws
@@ -91,4 +95,9 @@ public protocol SQLConnection: Sendable {
     func write(
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
     ) async throws -> Int
+}
+
+extension SQLEngine {
+    /// Metrics through swift-metrics' bootstrapped factory, with no dimensions of the engine's own.
+    public var metrics: SQLMetrics { SQLMetrics() }
 }

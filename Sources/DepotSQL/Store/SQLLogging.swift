@@ -52,32 +52,14 @@ public struct SQLLogging: Sendable {
     /// slow statements from 1 s, values redacted.
     public static func standard(label: String) -> SQLLogging { SQLLogging(logger: Logger(label: label)) }
 
-    /// Runs `body`, the statement `sql` with `arguments`, and logs it: at `.trace` when the logger
-    /// takes it, at `.warning` when it was slow, at `.debug` with the error when it failed.
-    ///
-    /// - Parameters:
-    ///   - sql: The statement's text (built only when something is logged).
-    ///   - arguments: Its bound values.
-    ///   - rows: How many rows the result stands for, if known.
-    ///   - body: Runs the statement.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws.
-    package func statement<R>(
-        _ sql: @autoclosure () -> String, arguments: [StoredValue], rows: (R) -> Int?, _ body: () async throws -> R
-    ) async throws -> R {
-        let start = ContinuousClock.now
-        do {
-            let result = try await body()
-            record(sql(), arguments: arguments, elapsed: ContinuousClock.now - start, rows: rows(result))
-            return result
-        } catch {
-            if logger.logLevel <= .debug {
-                var metadata = self.metadata(arguments: arguments, elapsed: ContinuousClock.now - start, rows: nil)
-                metadata["error"] = "\(error)"
-                logger.debug("\(sql())", metadata: metadata)
-            }
-            throw error
-        }
+    /// Logs a statement that failed, at `.debug` with the error.
+    package func failed(
+        _ sql: @autoclosure () -> String, arguments: [StoredValue], elapsed: Duration, error: any Error
+    ) {
+        guard logger.logLevel <= .debug else { return }
+        var metadata = self.metadata(arguments: arguments, elapsed: elapsed, rows: nil)
+        metadata["error"] = "\(error)"
+        logger.debug("\(sql())", metadata: metadata)
     }
 
     /// Whether statements are logged one by one (the logger takes `.trace`).

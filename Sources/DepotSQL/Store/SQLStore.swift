@@ -33,19 +33,24 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     /// Tables a read found with the expected shape, not yet adopted: reads never write.
     let readableTables = Mutex<Set<TableDescription>>([])
 
-    /// A store on `engine`.
+    /// Where every statement is logged and counted (``SQLLogging``, ``SQLMetrics``).
+    package let instruments: SQLInstruments
+
+    /// A store on `engine`; its metrics are made now, through the engine's ``SQLEngine/metrics``.
     public init(engine: Engine) {
         self.engine = engine
         self.renderer = SQLRenderer(dialect: engine.dialect)
+        self.instruments = SQLInstruments(
+            logging: engine.logging, meters: SQLMeters(engine.metrics, dialect: engine.dialect))
     }
 
-    /// A connection of the engine that logs what it runs (``SQLLogging``).
-    package typealias Connection = LoggedConnection<Engine.Connection>
+    /// A connection of the engine that logs and counts what it runs.
+    package typealias Connection = InstrumentedConnection<Engine.Connection>
 
-    /// Lends a reader connection of the engine, logging what it runs.
+    /// Lends a reader connection of the engine, logging and counting what it runs.
     func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
-        let logging = engine.logging
-        return try await engine.withReader { try await body(LoggedConnection($0, logging: logging)) }
+        let instruments = instruments
+        return try await engine.withReader { try await body(InstrumentedConnection($0, instruments: instruments)) }
     }
 
     // MARK: - Reads
@@ -123,8 +128,10 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
+        let waiting = ContinuousClock.now
         return try await writeLock.withLock {
-            try await runTransaction(suspendingForeignKeys: suspendingForeignKeys, body)
+            instruments.meters.waitedForLock(ContinuousClock.now - waiting)
+            return try await runTransaction(suspendingForeignKeys: suspendingForeignKeys, body)
         }
     }
 
@@ -133,11 +140,11 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     ) async throws -> T {
         try await engine.prepare()
         let renderer = renderer
-        let logging = engine.logging
+        let instruments = instruments
         // `body` is not escaping; the connection closure must be. It runs before this returns.
         return try await withoutActuallyEscaping(body) { body in
             let outcome = try await engine.withWriter { base -> TransactionOutcome<T> in
-                let connection = LoggedConnection(base, logging: logging)
+                let connection = InstrumentedConnection(base, instruments: instruments)
                 guard suspendingForeignKeys, let suspension = renderer.foreignKeySuspension,
                     try await connection.count(suspension.enforced) == 1
                 else { return try await self.inTransaction(on: connection, body) }
@@ -174,7 +181,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         on connection: Connection, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> TransactionOutcome<T> {
         let renderer = renderer
-        let logger = engine.logging.logger
+        let logger = instruments.logging.logger
+        let meters = instruments.meters
         let started = ContinuousClock.now
         try await Self.uncancelled { try await connection.execute(renderer.begin) }
         let writer = SQLWriter(store: self, connection: connection)
@@ -192,19 +200,21 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     "the transaction did not commit: the database had already aborted it (a statement "
                         + "in it failed), so nothing it wrote was kept")
             }
+            let elapsed = ContinuousClock.now - started
+            meters.transaction(committed: true, elapsed: elapsed)
             logger.debug(
                 "transaction committed",
                 metadata: [
-                    "duration_ms": "\(SQLLogging.milliseconds(ContinuousClock.now - started))",
+                    "duration_ms": "\(SQLLogging.milliseconds(elapsed))",
                     "tables": .array(touched.sorted().map { .string($0) }),
                 ])
             return TransactionOutcome(value: result, touched: touched, created: created)
         } catch {
+            let elapsed = ContinuousClock.now - started
+            meters.transaction(committed: false, elapsed: elapsed)
             logger.debug(
                 "transaction rolled back",
-                metadata: [
-                    "duration_ms": "\(SQLLogging.milliseconds(ContinuousClock.now - started))", "error": "\(error)",
-                ])
+                metadata: ["duration_ms": "\(SQLLogging.milliseconds(elapsed))", "error": "\(error)"])
             writer.end()
             // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
             // with "no transaction", which changes nothing.

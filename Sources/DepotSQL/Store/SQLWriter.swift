@@ -72,7 +72,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         try predicate?.validate(against: table)
         guard try await ready(table, create: false) else { return 0 }
         let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
-        let removed = try await connection.execute(renderer.delete(from: table, where: resolved))
+        let removed = try await connection.execute(renderer.delete(from: table, where: resolved), as: .delete)
         if removed > 0 { books.touched(table.name) }
         return removed
     }
