@@ -9,7 +9,7 @@ struct ClientEdgeCaseTests {
     func anyEndpointData() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/raw", .text("not json"))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         #expect(try await client.send(AnyEndpoint<Data>(.get, "/raw")) == Data("not json".utf8))
     }
 
@@ -17,14 +17,15 @@ struct ClientEdgeCaseTests {
     func stubPathWithoutSlash() async throws {
         let stub = StubTransport()
         stub.stub(.get, "users/1", .text("ok"))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         #expect(try await client.send(AnyEndpoint<String>(.get, "users/1", decoder: .text)) == "ok")
     }
 
     @Test("a base URL with a query is refused with an error naming it, before anything is sent")
     func baseURLWithQuery() async throws {
         let stub = StubTransport()
-        let client = APIClient(baseURL: try #require(URL(string: "https://api.test/v1?key=1")), transport: stub)
+        let client = APIClient(
+            baseURL: try #require(URL(string: "https://api.test/v1?key=1")), transport: stub, configuration: .testing())
         let error = await httpError { try await client.send(Call(.get, "/users")) }
         #expect(error?.kind == .invalidRequest)
         #expect(error?.detail.contains("https://api.test/v1?key=1 has a query or fragment") == true)
@@ -40,7 +41,7 @@ struct ClientEdgeCaseTests {
         stub.stub(.get, "/me", .status(200))
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(headers: ["x-api-key": "key-secret"], middleware: [logging]))
+            configuration: .testing(headers: ["x-api-key": "key-secret"], middleware: [logging]))
         try await client.send(Call(.get, "/me"))
         let text = store.lines.map(\.fullText).joined(separator: "\n")
         #expect(!text.contains("key-secret"))
@@ -58,7 +59,7 @@ struct ClientEdgeCaseTests {
             stub.stub(.get, "/me", .status(200, headers: ["X-Api-Key": "token-secret"]))
             let client = APIClient(
                 baseURL: StubTransportTests.base, transport: stub,
-                configuration: .init(middleware: inside ? [authentication, logging] : [logging, authentication]))
+                configuration: .testing(middleware: inside ? [authentication, logging] : [logging, authentication]))
             try await client.send(Call(.get, "/me"))
             #expect(stub.requests.first?.headers["x-api-key"] == "token-secret", "the token was sent")
             let text = store.lines.map(\.fullText).joined(separator: "\n")
@@ -78,7 +79,7 @@ struct ClientEdgeCaseTests {
         stub.stub(.get, "/me", .status(200))
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(timeout: .milliseconds(200), middleware: [TokenAuthentication(tokens)]))
+            configuration: .testing(timeout: .milliseconds(200), middleware: [TokenAuthentication(tokens)]))
         let start = ContinuousClock.now
         let error = await httpError { try await client.send(Call(.get, "/me")) }
         #expect(error?.kind == .timedOut)
@@ -107,7 +108,7 @@ struct ClientEdgeCaseTests {
         // A deadline the immediate stub answer meets even on a loaded machine.
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(timeout: .seconds(2), middleware: [Dawdling()]))
+            configuration: .testing(timeout: .seconds(2), middleware: [Dawdling()]))
         let error = await httpError { try await client.send(Call(.get, "/me")) }
         #expect(error?.kind == .timedOut)
         #expect(stub.requests.count == 1)
@@ -118,7 +119,7 @@ struct ClientEdgeCaseTests {
         let stub = StubTransport()
         stub.stub(.get, "/me", .text("ok"))
         let client = APIClient(
-            baseURL: StubTransportTests.base, transport: stub, configuration: .init(timeout: .seconds(Int64.max)))
+            baseURL: StubTransportTests.base, transport: stub, configuration: .testing(timeout: .seconds(Int64.max)))
         #expect(try await client.send(AnyEndpoint<String>(.get, "/me", decoder: .text)) == "ok")
     }
 }

@@ -18,7 +18,7 @@ struct ContentDecodingTests {
         stub.stub(
             .get, "/team",
             .status(200, body: body, headers: ["Content-Encoding": coding, "Content-Length": "\(body.count)"]))
-        var configuration = APIClient.Configuration()
+        var configuration = APIClient.Configuration.testing()
         configuration.maximumResponseSize = maximumSize
         return APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: configuration)
     }

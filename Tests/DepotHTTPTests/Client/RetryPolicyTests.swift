@@ -56,7 +56,7 @@ struct RetryPolicyTests {
         var retry = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(100), jitter: 0)
         retry.sleep = { duration in waits.withLock { $0.append(duration) } }
         let client = APIClient(
-            baseURL: StubTransportTests.base, transport: stub, configuration: .init(retryPolicy: retry))
+            baseURL: StubTransportTests.base, transport: stub, configuration: .testing(retryPolicy: retry))
         #expect(try await client.send(AnyEndpoint<String>(.get, "/x", decoder: .text)) == "ok")
         #expect(waits.withLock { $0 } == [.milliseconds(100), .milliseconds(200)])
         #expect(stub.requests.count == 3)
@@ -67,7 +67,7 @@ struct RetryPolicyTests {
         let stub = StubTransport()
         stub.stub(.get, "/bad", .text("not json"))
         stub.stub(.get, "/missing", .status(404))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         _ = await httpError { try await client.send(AnyEndpoint<User>(.get, "/bad")) }
         _ = await httpError { try await client.send(Call(.get, "/missing")) }
         #expect(stub.requests.count == 2)
@@ -84,7 +84,7 @@ struct RetryPolicyTests {
         retry.sleep = { duration in waits.withLock { $0.append(duration) } }
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(timeout: .seconds(60), retryPolicy: retry))
+            configuration: .testing(timeout: .seconds(60), retryPolicy: retry))
         let error = await httpError { try await client.send(Call(.get, "/busy")) }
         #expect(error?.kind == .serverError)
         #expect(error?.status == 503)

@@ -32,7 +32,7 @@ struct StatusPolicyTests {
 
         let stub = StubTransport()
         stub.stub(.get, "/pay", .text(#"{"reason": "card declined"}"#, status: 402))
-        var configuration = APIClient.Configuration()
+        var configuration = APIClient.Configuration.testing()
         configuration.statusPolicy = policy
         let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: configuration)
         let error = await httpError { try await client.send(Call(.get, "/pay")) }
@@ -46,7 +46,7 @@ struct StatusPolicyTests {
     func acceptedStatuses() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/maybe", .status(404))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         let endpoint = AnyEndpoint<Int>(
             .get, "/maybe", acceptedStatuses: 200..<500, decoder: .init { response, _ in response.status })
         #expect(try await client.send(endpoint) == 404)

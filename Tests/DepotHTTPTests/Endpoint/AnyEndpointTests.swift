@@ -16,7 +16,7 @@ struct AnyEndpointTests {
         let stub = StubTransport()
         stub.stub(.get, "/users/1", .json(User(id: 1, name: "Ada")))
         stub.stub(.put, "/users/2", .json(User(id: 2, name: "Grace H.")))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
 
         #expect(try await client.send(UsersAPI.user(1)) == User(id: 1, name: "Ada"))
         #expect(try await client.send(UsersAPI.user(1).map(\.name)) == "Ada")
@@ -34,7 +34,7 @@ struct AnyEndpointTests {
         let erased = AnyEndpoint(endpoint)
         #expect(erased.method == .patch && erased.path == "/p" && erased.query == endpoint.query)
         #expect(erased.headers == ["x": "y"] && !erased.body.isEmpty && !erased.isIdempotent)
-        let client = APIClient(baseURL: StubTransportTests.base, transport: StubTransport())
+        let client = APIClient(baseURL: StubTransportTests.base, transport: StubTransport(), configuration: .testing())
         #expect(try client.makeRequest(for: erased).url == client.makeRequest(for: endpoint).url)
     }
 }

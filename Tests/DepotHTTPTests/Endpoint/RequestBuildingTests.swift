@@ -9,7 +9,7 @@ struct RequestBuildingTests {
     )
         throws -> APIClient
     {
-        var configuration = APIClient.Configuration()
+        var configuration = APIClient.Configuration.testing()
         configure(&configuration)
         return APIClient(
             baseURL: try #require(URL(string: base)), transport: StubTransport(), configuration: configuration)

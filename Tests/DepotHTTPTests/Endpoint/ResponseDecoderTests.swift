@@ -67,7 +67,7 @@ struct ResponseDecoderTests {
         stub.stub(.get, "/user", .json(User(id: 1, name: "Ada")))
         stub.stub(.delete, "/user", .text("not json"))
         stub.stub(.get, "/file", .text("[1, 2]"))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         #expect(try await client.send(GetUser()) == User(id: 1, name: "Ada"))
         try await client.send(Delete())
         #expect(try await client.send(Download()) == Data("[1, 2]".utf8))
@@ -78,7 +78,7 @@ struct ResponseDecoderTests {
     func missingKey() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/team", .text(#"{"name": "t", "members": [{"id": 1}]}"#))
-        let client = APIClient(baseURL: StubTransportTests.base, transport: stub)
+        let client = APIClient(baseURL: StubTransportTests.base, transport: stub, configuration: .testing())
         let error = await httpError { try await client.send(AnyEndpoint<Team>(.get, "/team")) }
         #expect(error?.kind == .decodingFailed)
         #expect(error?.codingPath == "members[0].name")

@@ -38,7 +38,7 @@ struct HTTPErrorTests {
         for (error, kind) in cases {
             let stub = StubTransport(failingWith: error)
             let client = APIClient(
-                baseURL: StubTransportTests.base, transport: stub, configuration: .init(retryPolicy: .none))
+                baseURL: StubTransportTests.base, transport: stub, configuration: .testing(retryPolicy: .none))
             let mapped = await httpError { try await client.send(Call(.get, "/x")) }
             #expect(mapped?.kind == kind, "\(error)")
             #expect(mapped?.endpoint == "GET /x")

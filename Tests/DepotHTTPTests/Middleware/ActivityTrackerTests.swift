@@ -12,7 +12,7 @@ struct ActivityTrackerTests {
         stub.stub(.get, "/fail", .failure(.connectionFailed))
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(retryPolicy: .none, middleware: [activity]))
+            configuration: .testing(retryPolicy: .none, middleware: [activity]))
         let task = Task { try await client.send(Call(.get, "/slow")) }
         #expect(try await eventually { activity.inFlight == 1 })
         var iterator = activity.inFlightCounts.makeAsyncIterator()

@@ -16,7 +16,7 @@ struct TokenAuthenticationTests {
         stub.stub(.get, "/me", .status(200))
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(middleware: [TokenAuthentication(tokens, headerName: "X-Token", scheme: "")]))
+            configuration: .testing(middleware: [TokenAuthentication(tokens, headerName: "X-Token", scheme: "")]))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<5 { group.addTask { try await client.send(Call(.get, "/me")) } }
             try await group.waitForAll()
@@ -74,7 +74,7 @@ struct TokenAuthenticationTests {
         let recorded = Mutex<[RequestMetrics]>([])
         let client = APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(middleware: [
+            configuration: .testing(middleware: [
                 MetricsMiddleware { metrics in recorded.withLock { $0.append(metrics) } },
                 TokenAuthentication(tokens),
             ]))
@@ -155,6 +155,6 @@ struct TokenAuthenticationTests {
     private func authenticatedClient(_ tokens: TokenProvider, _ stub: StubTransport) -> APIClient {
         APIClient(
             baseURL: StubTransportTests.base, transport: stub,
-            configuration: .init(middleware: [TokenAuthentication(tokens)]))
+            configuration: .testing(middleware: [TokenAuthentication(tokens)]))
     }
 }

@@ -95,3 +95,16 @@ func sleepIgnoringCancellation(milliseconds: Int) async {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { continuation.resume() }
     }
 }
+
+extension APIClient.Configuration {
+    /// A test's client settings: the defaults, but a call's deadline is an outer bound of 600 s,
+    /// not a speed (a stubbed call that waited more than the default 30 s for a thread of the
+    /// 2-thread cooperative pool, beside a CI build, failed a clean run). A test of deadlines
+    /// passes its own `timeout`.
+    static func testing(
+        headers: HeaderFields = ["Accept": "application/json"], timeout: Duration = .seconds(600),
+        retryPolicy: RetryPolicy = RetryPolicy(), middleware: [any Middleware] = []
+    ) -> Self {
+        Self(headers: headers, timeout: timeout, retryPolicy: retryPolicy, middleware: middleware)
+    }
+}

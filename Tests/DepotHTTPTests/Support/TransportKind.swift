@@ -37,13 +37,12 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }
 
-    /// A client of the Hummingbird test server on this transport: a 10 s deadline and retries
-    /// with 5 ms backoff unless `configure` says otherwise.
+    /// A client of the Hummingbird test server on this transport: a 600 s deadline (an outer
+    /// bound) and retries with 5 ms backoff unless `configure` says otherwise.
     func client(
         of baseURL: URL? = nil, _ configure: (inout APIClient.Configuration) -> Void = { _ in }
     ) async throws -> APIClient {
-        var configuration = APIClient.Configuration()
-        configuration.timeout = .seconds(10)
+        var configuration = APIClient.Configuration.testing()
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5))
         configure(&configuration)
         let url: URL

@@ -11,7 +11,7 @@ struct StubTransportTests {
     func orderedResponses() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/user/1", .status(503), .json(User(id: 1, name: "Ada")))
-        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .init(retryPolicy: .none))
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing(retryPolicy: .none))
 
         let first = await httpError { try await client.send(AnyEndpoint<User>(.get, "/user/1")) }
         #expect(first?.kind == .serverError)
@@ -26,7 +26,7 @@ struct StubTransportTests {
         let endpoint = EchoEndpoint(method: .post, path: "/things")
         let echo = Echo(method: "POST", path: "/things", query: nil, items: [], headers: [:], body: "")
         stub.stub(endpoint, .json(echo, status: 201))
-        let client = APIClient(baseURL: Self.base, transport: stub)
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing())
         #expect(try await client.send(endpoint) == echo)
         let error = await httpError { try await client.send(EchoEndpoint(method: .get, path: "/things")) }
         #expect(error?.kind == .unexpectedRequest)
@@ -36,7 +36,7 @@ struct StubTransportTests {
     func unexpectedRequest() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/known", .status(200))
-        let client = APIClient(baseURL: Self.base, transport: stub)
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing())
         let error = await httpError { try await client.send(Call(.delete, "/unknown")) }
         #expect(error?.kind == .unexpectedRequest)
         #expect(error?.endpoint == "DELETE /v1/unknown")
@@ -48,7 +48,7 @@ struct StubTransportTests {
     @Test("In failing mode every request fails with the given error")
     func failingMode() async throws {
         let stub = StubTransport(failingWith: URLError(.notConnectedToInternet))
-        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .init(retryPolicy: .none))
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing(retryPolicy: .none))
         let error = await httpError { try await client.send(Call(.get, "/anything")) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.underlying is URLError)
@@ -58,12 +58,13 @@ struct StubTransportTests {
     func delayedResponseTimesOut() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/slow", .text("late", after: .seconds(3_600)), .text("fast"))
-        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .init(timeout: .milliseconds(100)))
+        let client = APIClient(
+            baseURL: Self.base, transport: stub, configuration: .testing(timeout: .milliseconds(100)))
         let error = await httpError { try await client.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) }
         #expect(error?.kind == .timedOut)
         #expect(error?.description == "GET /slow: timed out: no complete response within 100 ms")
         // The next stubbed response is served (with a deadline a loaded CI machine cannot miss).
-        let patient = APIClient(baseURL: Self.base, transport: stub, configuration: .init(timeout: .seconds(30)))
+        let patient = APIClient(baseURL: Self.base, transport: stub, configuration: .testing(timeout: .seconds(30)))
         #expect(try await patient.send(AnyEndpoint<String>(.get, "/slow", decoder: .text)) == "fast")
     }
 
@@ -71,7 +72,7 @@ struct StubTransportTests {
     func cancellation() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/slow", .status(200, after: .seconds(30)))
-        let client = APIClient(baseURL: Self.base, transport: stub)
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing())
         let task = Task { try await client.send(Call(.get, "/slow")) }
         #expect(try await eventually { !stub.requests.isEmpty })
         task.cancel()
@@ -88,7 +89,7 @@ struct StubTransportTests {
     func cancelledBeforeSending() async throws {
         let stub = StubTransport()
         stub.stub(.get, "/x", .status(200))
-        let client = APIClient(baseURL: Self.base, transport: stub)
+        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing())
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.send(Call(.get, "/x"))
