@@ -53,6 +53,7 @@ let package = Package(
             name: "DepotHTTP",
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(
@@ -110,6 +111,7 @@ let package = Package(
             dependencies: [
                 "DepotHTTP", "Depot", "DepotTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

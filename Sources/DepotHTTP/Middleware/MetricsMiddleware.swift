@@ -1,7 +1,12 @@
+import CoreMetrics
+import Synchronization
+
 /// One finished call, as ``MetricsMiddleware`` reports it.
 public struct RequestMetrics: Sendable {
     /// The endpoint as `METHOD /path`.
     public var endpoint: String
+    /// The endpoint's method.
+    public var method: HTTPMethod
     /// The response status, or `nil` when no response arrived.
     public var status: Int?
     /// From entering the middleware to the response or error, retries included.
@@ -44,16 +49,96 @@ public struct MetricsMiddleware: Middleware {
             let response = try await next(request)
             record(
                 RequestMetrics(
-                    endpoint: context.endpoint, status: response.status, duration: ContinuousClock.now - start,
+                    endpoint: context.endpoint, method: context.method, status: response.status,
+                    duration: ContinuousClock.now - start,
                     requestBytes: requestBytes, responseBytes: response.body.count, failure: nil))
             return response
         } catch {
             let failure = HTTPError.mapping(error, endpoint: context.endpoint)
             record(
                 RequestMetrics(
-                    endpoint: context.endpoint, status: failure.status, duration: ContinuousClock.now - start,
+                    endpoint: context.endpoint, method: context.method, status: failure.status,
+                    duration: ContinuousClock.now - start,
                     requestBytes: requestBytes, responseBytes: 0, failure: failure.kind))
             throw error
+        }
+    }
+}
+
+extension MetricsMiddleware {
+    /// Reports every call through swift-metrics, to the backend the process bootstrapped.
+    ///
+    /// | Metric | Kind | Dimensions | Meaning |
+    /// | --- | --- | --- | --- |
+    /// | `depot_http_requests_total` | counter | `method`, `status` | calls that ended, by response status (`none` when no response came) |
+    /// | `depot_http_request_duration_seconds` | timer | `method` | how long each call took, retries included |
+    /// | `depot_http_failures_total` | counter | `method`, `kind` | calls that got no response, by `HTTPError` kind (`connection failed`, `timed out`, …) |
+    /// | `depot_http_sent_bytes_total`, `depot_http_received_bytes_total` | counter | `method` | request and (decompressed) response bodies |
+    ///
+    /// Paths are not a dimension: `/users/42` and `/users/43` would each make new series. For
+    /// per-endpoint metrics, give ``init(_:)`` a function that names your endpoints.
+    ///
+    /// ```swift
+    /// MetricsSystem.bootstrap(PrometheusMetricsFactory())   // your backend, once, at start
+    /// configuration.middleware = [MetricsMiddleware.swiftMetrics(dimensions: [("api", "airports")])]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - factory: Makes the metrics (default: `MetricsSystem.factory`, as bootstrapped now).
+    ///   - dimensions: Added to every metric.
+    /// - Returns: The middleware; with swift-metrics' no-op factory, one that reports nothing.
+    public static func swiftMetrics(
+        factory: any MetricsFactory = MetricsSystem.factory, dimensions: [(String, String)] = []
+    ) -> MetricsMiddleware {
+        guard !(factory is NOOPMetricsHandler) else { return MetricsMiddleware { _ in } }
+        let meters = HTTPMeters(factory: factory, dimensions: dimensions)
+        return MetricsMiddleware { metrics in meters.record(metrics) }
+    }
+}
+
+/// The metrics ``MetricsMiddleware/swiftMetrics(factory:dimensions:)`` reports to, made on first use
+/// for each combination of dimensions.
+private final class HTTPMeters: Sendable {
+    private let factory: any MetricsFactory
+    private let dimensions: [(String, String)]
+    private let counters = Mutex<[String: Counter]>([:])
+    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    init(factory: any MetricsFactory, dimensions: [(String, String)]) {
+        self.factory = factory
+        self.dimensions = dimensions
+    }
+
+    func record(_ metrics: RequestMetrics) {
+        let method = [("method", metrics.method.rawValue)]
+        count("depot_http_requests_total", method + [("status", metrics.status.map(String.init) ?? "none")])
+        let (seconds, attoseconds) = metrics.duration.components
+        timer("depot_http_request_duration_seconds", method)
+            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        if let failure = metrics.failure { count("depot_http_failures_total", method + [("kind", failure.name)]) }
+        count("depot_http_sent_bytes_total", method, by: metrics.requestBytes)
+        count("depot_http_received_bytes_total", method, by: metrics.responseBytes)
+    }
+
+    private func count(_ label: String, _ own: [(String, String)], by amount: Int = 1) {
+        guard amount > 0 else { return }
+        let key = ([label] + own.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        let counter = counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: label, dimensions: dimensions + own, factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment(by: amount)
+    }
+
+    private func timer(_ label: String, _ own: [(String, String)]) -> CoreMetrics.Timer {
+        let key = ([label] + own.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        return timers.withLock { timers in
+            if let timer = timers[key] { return timer }
+            let timer = CoreMetrics.Timer(label: label, dimensions: dimensions + own, factory: factory)
+            timers[key] = timer
+            return timer
         }
     }
 }

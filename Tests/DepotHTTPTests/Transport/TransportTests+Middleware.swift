@@ -2,6 +2,7 @@ import DepotHTTP
 import DepotTestSupport
 import Foundation
 import Logging
+import MetricsTestKit
 import Synchronization
 import Testing
 
@@ -96,6 +97,48 @@ extension TransportTests {
         #expect(metrics[1].failure == nil)
         #expect(metrics[2].status == nil)
         #expect(metrics[2].failure == .connectionFailed)
+    }
+
+    @Test(
+        "swift-metrics receives each call by method and status, its duration, its bytes and failures by kind",
+        arguments: transports)
+    func swiftMetrics(kind: TransportKind) async throws {
+        let factory = TestMetrics()
+        let middleware = MetricsMiddleware.swiftMetrics(factory: factory, dimensions: [("api", "test")])
+        let client = try await kind.client {
+            $0.retryPolicy = .none
+            $0.middleware = [middleware]
+        }
+        _ = try await client.send(EchoEndpoint(method: .post, body: .data(Data(count: 1234), contentType: "x/y")))
+        _ = await httpError { try await client.send(Call(.get, "/status/503")) }
+        let raw = try await RawServer.shared()
+        let dropping = try await kind.client(of: raw.baseURL) {
+            $0.retryPolicy = .none
+            $0.middleware = [middleware]
+        }
+        _ = await httpError { try await dropping.send(Call(.get, "/drop")) }
+
+        let api = ("api", "test")
+        #expect(
+            factory.counterTotal(
+                label: "depot_http_requests_total", dimensions: [api, ("method", "POST"), ("status", "200")]) == 1)
+        #expect(
+            factory.counterTotal(
+                label: "depot_http_requests_total", dimensions: [api, ("method", "GET"), ("status", "503")]) == 1)
+        #expect(
+            factory.counterTotal(
+                label: "depot_http_requests_total", dimensions: [api, ("method", "GET"), ("status", "none")]) == 1)
+        #expect(
+            factory.counterTotal(
+                label: "depot_http_failures_total", dimensions: [api, ("method", "GET"), ("kind", "connection failed")])
+                == 1)
+        #expect(
+            factory.counterTotal(label: "depot_http_sent_bytes_total", dimensions: [api, ("method", "POST")]) == 1234)
+        #expect(
+            factory.counterTotal(label: "depot_http_received_bytes_total", dimensions: [api, ("method", "POST")]) > 1234
+        )
+        #expect(
+            try factory.expectTimer("depot_http_request_duration_seconds", [api, ("method", "GET")]).values.count == 2)
     }
 
     @Test("The activity tracker counts requests in flight as they start and finish", arguments: transports)
