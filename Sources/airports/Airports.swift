@@ -76,25 +76,47 @@ func write(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// `--store PATH | --postgres URL`: where a command's airports live.
+/// A setting from the environment: `name`'s value, `nil` when unset or empty.
+func environment(_ name: String) -> String? {
+    guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+    return value
+}
+
+/// `--store PATH | --postgres URL`: where a command's airports live; `AIRPORTS_STORE` or
+/// `AIRPORTS_POSTGRES_URL` when neither flag is given.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The SQLite store (default: \(defaultStorePath) in the current folder).")
+    @Option(help: "The SQLite store (default: $AIRPORTS_STORE, else \(defaultStorePath) in the current folder).")
     var store: String?
 
-    @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:port/database[?schema=name]")
+    @Option(
+        help: ArgumentHelp(
+            "A PostgreSQL server instead of SQLite (default: $AIRPORTS_POSTGRES_URL): "
+                + "postgres://user:password@host:port/database[?schema=name]"))
     var postgres: String?
 
     func validate() throws {
         if store != nil, postgres != nil { throw ValidationError("give --store or --postgres, not both") }
+        if store == nil, postgres == nil, environment("AIRPORTS_STORE") != nil,
+            environment("AIRPORTS_POSTGRES_URL") != nil
+        {
+            throw ValidationError(
+                "AIRPORTS_STORE and AIRPORTS_POSTGRES_URL are both set; unset one, or pass --store or --postgres")
+        }
     }
 
+    /// The PostgreSQL URL in force: the flag, else the environment's unless `--store` is given.
+    var postgresURL: String? { postgres ?? (store == nil ? environment("AIRPORTS_POSTGRES_URL") : nil) }
+
+    /// The SQLite path in force: the flag, else `AIRPORTS_STORE`, else the default.
+    var storePath: String { store ?? environment("AIRPORTS_STORE") ?? defaultStorePath }
+
     /// What the messages call the store.
-    var name: String { postgres.map(PostgresStore.Configuration.redacted) ?? store ?? defaultStorePath }
+    var name: String { postgresURL.map(PostgresStore.Configuration.redacted) ?? storePath }
 
     /// Opens the store, runs `body` on it and closes it afterwards, also when `body` throws.
     /// `existing` refuses a SQLite path with no file (a query would create an empty one).
     func withStore<T>(existing: Bool, _ body: (any Store) async throws -> T) async throws -> T {
-        if let postgres {
+        if let postgres = postgresURL {
             let store = try PostgresStore(url: postgres)
             do {
                 let result = try await body(store)
@@ -105,7 +127,7 @@ struct StoreOptions: ParsableArguments {
                 throw error
             }
         }
-        let path = store ?? defaultStorePath
+        let path = storePath
         if existing, !FileManager.default.fileExists(atPath: path) {
             throw DepotError(.storage, "no store at \(path); run `airports import --store \(path)` first")
         }
@@ -228,35 +250,87 @@ struct Query: AsyncParsableCommand {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve a store's airports over HTTP on 127.0.0.1 until interrupted (Ctrl-C).",
+        abstract: "Serve a store's airports over HTTP on 127.0.0.1 until interrupted (Ctrl-C or SIGTERM).",
         discussion: """
             GET /airports?country=&q=&near=LAT,LON&min_elevation=&after=&limit=   airports as JSON
             GET /airports/{icao}                                                  one airport, or 404
             PATCH /airports/{icao}    a partial JSON body: absent members unchanged, null clears one
             GET /dataset, GET /changes?since=R                                   what `airports sync` uses
+            GET /health               200 when the store answers, else 503
+
+            SIGTERM or SIGINT stops accepting connections, finishes the requests in flight, closes
+            the store and exits 0.
+
+            ENVIRONMENT (a flag wins over its variable)
+              AIRPORTS_STORE, AIRPORTS_POSTGRES_URL   the store, as --store and --postgres
+              AIRPORTS_PORT                           as --port
+              AIRPORTS_MAX_CONNECTIONS                as --max-connections
+              AIRPORTS_IDLE_TIMEOUT                   as --idle-timeout
             """)
 
     @OptionGroup var source: StoreOptions
 
-    @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: any free port).")
-    var port: Int = 8080
+    @Option(
+        parsing: .unconditional,
+        help: "The port on 127.0.0.1 (0: any free port; default: $AIRPORTS_PORT, else 8080).")
+    var port: Int?
 
-    func validate() throws {
+    @Option(
+        name: .customLong("max-connections"), parsing: .unconditional,
+        help: "Connections served at once; more wait (default: $AIRPORTS_MAX_CONNECTIONS, else 256).")
+    var maximumConnections: Int?
+
+    @Option(
+        name: .customLong("idle-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds an idle connection stays open (default: $AIRPORTS_IDLE_TIMEOUT, else 30).", valueName: "seconds"))
+    var idleTimeout: Int?
+
+    /// `flag`'s value, else the environment variable's (which must be a whole number), else `fallback`.
+    private func setting(_ flag: Int?, _ variable: String, _ fallback: Int) throws -> Int {
+        if let flag { return flag }
+        guard let text = environment(variable) else { return fallback }
+        guard let value = Int(text) else {
+            throw ValidationError("\(variable) must be a whole number, e.g. \(fallback) (got '\(text)')")
+        }
+        return value
+    }
+
+    /// The port and limits in force.
+    func settings() throws -> (port: Int, limits: AirportsServer.Limits) {
+        let port = try setting(port, "AIRPORTS_PORT", 8080)
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0…65535, e.g. --port 8080 (got \(port))")
         }
+        var limits = AirportsServer.Limits()
+        limits.maximumConnections = try setting(
+            maximumConnections, "AIRPORTS_MAX_CONNECTIONS", limits.maximumConnections)
+        limits.idleTimeout = .seconds(try setting(idleTimeout, "AIRPORTS_IDLE_TIMEOUT", 30))
+        guard limits.maximumConnections > 0 else {
+            throw ValidationError("--max-connections must be at least 1 (got \(limits.maximumConnections))")
+        }
+        guard limits.idleTimeout > .zero else {
+            throw ValidationError("--idle-timeout must be at least 1 second (got \(limits.idleTimeout))")
+        }
+        return (port, limits)
+    }
+
+    func validate() throws {
+        _ = try settings()
     }
 
     func run() async throws {
         let name = source.name
-        let port = port
+        let (port, limits) = try settings()
         try await source.withStore(existing: true) { store in
             let count = try await store.repository(Airport.self).count()
-            let app = try await AirportsServer.application(store: store, port: port) { bound in
+            let app = try await AirportsServer.application(store: store, port: port, limits: limits) { bound in
                 write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (Ctrl-C stops)")
             }
+            // swift-service-lifecycle: SIGTERM and SIGINT end it gracefully.
             try await app.runService()
         }
+        write("stopped: the requests in flight were answered and the store is closed")
     }
 }
 

@@ -120,23 +120,7 @@ struct AirportsExampleTests {
         #expect(missing.errors.contains("no store at"))
 
         // serve (its own process) → sync into a second store → query the client store.
-        let server = Process()
-        server.executableURL = binary
-        server.arguments = ["serve", "--store", storePath, "--port", "0"]
-        let serverOutput = Pipe()
-        server.standardOutput = serverOutput
-        try server.run()
-        let reader = serverOutput.fileHandleForReading
-        let banner = try await offPool {
-            var banner = Data()
-            while !banner.contains(UInt8(ascii: "\n")) {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                banner += chunk
-            }
-            return banner
-        }
-        let line = String(decoding: banner, as: UTF8.self)
+        let (server, _, line) = try await startServe(["--store", storePath, "--port", "0"])
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)")
         #expect(line.hasPrefix("serving 28298 airports from \(storePath)"))
         let clientPath = folder.appendingPathComponent("client.sqlite").path

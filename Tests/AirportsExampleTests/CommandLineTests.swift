@@ -1,6 +1,7 @@
 import AirportsExample
 import Depot
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing
@@ -130,6 +131,48 @@ struct CommandLineTests {
         let quiet = try await runProcess(binary, ["import", "--quiet", "--store", folder.path + "/quiet.sqlite"])
         #expect(quiet.status == 0)
         #expect(quiet.output.isEmpty && quiet.errors.isEmpty, "\(quiet.output)\(quiet.errors)")
+    }
+
+    @Test("serve takes its settings from the environment, answers /health, and stops cleanly on SIGTERM")
+    func serveAsAService() async throws {
+        let path = try await Self.storePath.value
+        let (server, reader, banner) = try await startServe(
+            [], environment: ["AIRPORTS_STORE": path, "AIRPORTS_PORT": "0", "AIRPORTS_MAX_CONNECTIONS": "4"])
+        #expect(banner.hasPrefix("serving 28298 airports from \(path) on http://127.0.0.1:"), "\(banner)")
+        let address = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") })
+        let health = try await RawHTTP.send("GET", try #require(URL(string: address + "/health")))
+        #expect(health.status == 200)
+        #expect(health.object["status"] as? String == "ok")
+
+        kill(server.processIdentifier, SIGTERM)
+        let rest = try await offPool {
+            let rest = reader.readDataToEndOfFile()
+            server.waitUntilExit()
+            return String(decoding: rest, as: UTF8.self)
+        }
+        #expect(server.terminationStatus == 0)
+        #expect(rest.contains("stopped: the requests in flight were answered and the store is closed"), "\(rest)")
+    }
+
+    @Test("a malformed setting in the environment is a usage error naming the variable")
+    func badEnvironment() async throws {
+        let path = try await Self.storePath.value
+        let answer = try await runProcess(
+            try airportsBinary(), ["serve", "--store", path], environment: ["AIRPORTS_PORT": "eighty"])
+        #expect(answer.status == 2)
+        #expect(
+            answer.errors.contains("AIRPORTS_PORT must be a whole number, e.g. 8080 (got 'eighty')"), "\(answer.errors)"
+        )
+        let both = try await runProcess(
+            try airportsBinary(), ["query"],
+            environment: ["AIRPORTS_STORE": path, "AIRPORTS_POSTGRES_URL": "postgres://x@h/d"])
+        #expect(both.status == 2)
+        #expect(both.errors.contains("AIRPORTS_STORE and AIRPORTS_POSTGRES_URL are both set"), "\(both.errors)")
+        let fromEnvironment = try await runProcess(
+            try airportsBinary(), ["query", "--country", "NO", "--limit", "1", "--json"],
+            environment: ["AIRPORTS_STORE": path])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.errors)")
+        #expect(fromEnvironment.output.contains("\"country\":\"NO\""), "\(fromEnvironment.output)")
     }
 
     @Test("--help shows examples and the exit codes; a subcommand's help shows a negative coordinate")

@@ -171,11 +171,14 @@ func airportsBinary() throws -> URL {
 /// Runs `binary` to completion: exit status, standard output and standard error. The blocking
 /// waits happen on a thread of their own, never on the cooperative pool (two blocked pool threads
 /// on a 2-core machine stall every other test in the process).
-func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+func runProcess(_ binary: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> (
+    status: Int32, output: String, errors: String
+) {
     try await offPool {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -188,4 +191,29 @@ func runProcess(_ binary: URL, _ arguments: [String]) async throws -> (status: I
             process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
         )
     }
+}
+
+/// `airports serve` started as its own process: the process, its standard output (past the
+/// banner) and the banner line it printed once it listened.
+func startServe(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+    process: Process, output: FileHandle, banner: String
+) {
+    let server = Process()
+    server.executableURL = try airportsBinary()
+    server.arguments = ["serve"] + arguments
+    server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let pipe = Pipe()
+    server.standardOutput = pipe
+    try server.run()
+    let reader = pipe.fileHandleForReading
+    let banner = try await offPool {
+        var banner = Data()
+        while !banner.contains(UInt8(ascii: "\n")) {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            banner += chunk
+        }
+        return String(decoding: banner, as: UTF8.self)
+    }
+    return (server, reader, banner)
 }
