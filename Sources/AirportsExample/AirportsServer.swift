@@ -165,21 +165,26 @@ struct AirportsRoutes: Sendable {
         }
         router.get("/dataset") { _, _ in await respond { try await dataset() } }
         router.get("/changes") { request, _ in await respond { try await changes(request) } }
-        router.get("/health") { _, _ in await health() }
+        router.get("/health") { _, _ in
+            let (status, body) = await health()
+            return Self.json(status, (try? Self.encoder.encode(body)) ?? Data())
+        }
     }
 
     /// `GET /health`: 200 `{"status":"ok"}` when the store answers a read, else 503
     /// `{"status":"unavailable","error":…}` with an incident number (the error goes to the log),
     /// for a load balancer or an orchestrator's probe.
-    func health() async -> Response {
+    func health() async -> (status: HTTPResponse.Status, body: [String: String]) {
         do {
             _ = try await store.repository(AirportDataset.self).find(AirportDataset.current)
-            return Self.json(.ok, Data(#"{"status":"ok"}"#.utf8))
+            return (.ok, ["status": "ok"])
         } catch {
             let incident = UUID().uuidString.prefix(8).lowercased()
             Self.logger.error("health check failed", metadata: ["incident": "\(incident)", "error": "\(error)"])
-            let body = ["status": "unavailable", "error": "the store did not answer (incident \(incident))"]
-            return Self.json(.serviceUnavailable, (try? Self.encoder.encode(body)) ?? Data())
+            return (
+                .serviceUnavailable,
+                ["status": "unavailable", "error": "the store did not answer (incident \(incident))"]
+            )
         }
     }
 

@@ -1,10 +1,12 @@
-import AirportsExample
 import Depot
 import DepotHTTP
+import DepotPostgres
 import DepotSQLite
 import DepotTestSupport
 import Foundation
 import Testing
+
+@testable import AirportsExample
 
 #if canImport(Glibc)
     import Glibc
@@ -216,6 +218,27 @@ struct AirportsServerTests {
             }
             #expect(error?.kind == .connection)
             #expect(error?.message.contains("127.0.0.1:\(server.port)") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test("GET /health answers 200 while the store reads, and 503 with an incident number when it cannot")
+    func health() async throws {
+        try await withReadOnlyServer { server, _ in
+            let healthy = try await RawHTTP.get(server, "/health")
+            #expect(healthy.status == 200)
+            #expect(healthy.object["status"] as? String == "ok")
+        }
+        // A store whose server refuses connections (nothing listens on port 1).
+        var configuration = try PostgresStore.Configuration(url: "postgres://depot@127.0.0.1:1/depot")
+        configuration.connectTimeout = .seconds(60)
+        let unreachable = PostgresStore(configuration: configuration)
+        try await withCleanup {
+            let (status, body) = await AirportsRoutes(store: unreachable, limits: AirportsServer.Limits()).health()
+            #expect(status == .serviceUnavailable)
+            #expect(body["status"] == "unavailable")
+            #expect(body["error"]?.hasPrefix("the store did not answer (incident ") == true, "\(body)")
+        } cleanup: {
+            await unreachable.close()
         }
     }
 
