@@ -346,18 +346,27 @@ public final class PostgresEngine: SQLEngine {
             // Named, so an operator (or a test) can tell it in pg_stat_activity.
             let settings = Self.clientSettings(configuration, connections: 1, applicationName: listenerName)
             let parts = ListenerParts(
-                identity: identity, broadcaster: broadcaster, state: listening, logger: configuration.logging.logger)
+                identity: identity, schema: configuration.schema, broadcaster: broadcaster, state: listening,
+                logger: configuration.logging.logger)
             task = Task {
                 let client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await client.run() }
+                    // While the server is away the listener tries every 200 ms; the log hears of it
+                    // once a minute at most.
+                    var failures = 0
+                    var noticed: ContinuousClock.Instant?
                     while !Task.isCancelled {
                         do {
                             try await Self.listen(parts, on: client)
                         } catch  where !Task.isCancelled {
-                            parts.logger.notice(
-                                "the commit listener lost its connection; it starts again",
-                                metadata: ["error": "\(error)"])
+                            failures += 1
+                            if noticed.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true {
+                                noticed = ContinuousClock.now
+                                parts.logger.notice(
+                                    "the commit listener lost its connection; it starts again",
+                                    metadata: ["error": "\(String(reflecting: error))", "failures": "\(failures)"])
+                            }
                         } catch {}
                         try? await Task.sleep(for: .milliseconds(200))
                     }
@@ -404,6 +413,8 @@ public final class PostgresEngine: SQLEngine {
 
     private struct ListenerParts: Sendable {
         let identity: String
+        /// The configured schema; `nil`: the connection's current one.
+        let schema: String?
         let broadcaster: CommitBroadcaster
         let state: ListeningState
         let logger: Logger
@@ -413,10 +424,14 @@ public final class PostgresEngine: SQLEngine {
     /// this store's schema.
     private static func listen(_ parts: ListenerParts, on client: PostgresClient) async throws {
         try await client.withConnection { connection in
-            var schema = ""
-            let rows = try await connection.query(
-                PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
-            for try await name in rows.decode(String.self) { schema = name }
+            // The schema whose commits count: the configured one, else the connection's current one
+            // (none when no schema on the search path exists: then nothing can be announced).
+            var schema = parts.schema ?? ""
+            if parts.schema == nil {
+                let rows = try await connection.query(
+                    PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
+                for try await name in rows.decode(String?.self) { schema = name ?? "" }
+            }
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
                 defer { parts.state.ended() }
                 // A store's later LISTENs (after a lost connection, or after every observer had

@@ -307,6 +307,31 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("the listener of a store whose schema was dropped listens again after a lost connection, and says so once")
+    func listenerWithoutItsSchema() async throws {
+        let (logger, log) = CapturingLogHandler.logger(level: .notice)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
+            store in
+            let schema = try #require(store.configuration.schema)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            var iterator = airports.observe(where: \.country == "NO").makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(await store.waitUntilListening())
+            // With its schema gone, the connection's current_schema() is NULL: the listener must
+            // not need it (it once failed to decode it, and tried again every 200 ms, forever).
+            _ = try await PostgresTestServer.rawRows(
+                "DROP SCHEMA \"\(schema)\" CASCADE; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    + "WHERE application_name = '\(store.engine.listenerName)'")
+            #expect(await eventually { !store.engine.listening.isListening })
+            #expect(await store.waitUntilListening())
+            // A second look a while later: still one notice of the loss, not one per retry.
+            try await Task.sleep(for: .seconds(1))
+            let lost = log.lines.filter { $0.message.hasPrefix("the commit listener lost its connection") }
+            #expect(lost.count == 1, "\(lost.map(\.fullText))")
+        }
+    }
+
     @Test("writes by a plain SQL session (not Depot) reach observers through the table's trigger")
     func plainSessionWritesReachObservers() async throws {
         try await PostgresTestServer.withStore { store in
