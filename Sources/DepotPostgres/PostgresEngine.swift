@@ -46,6 +46,9 @@ public final class PostgresEngine: SQLEngine {
         /// Which metrics the store reports (`SQLMetrics`); `nil`: through swift-metrics' factory as
         /// bootstrapped when the store is made.
         public var metrics: SQLMetrics?
+        /// Where the store reports spans (`SQLTracing`); `nil`: the tracer swift-distributed-tracing
+        /// is bootstrapped with when the store is made.
+        public var tracing: SQLTracing?
 
         /// A configuration for the server at `host`; the pool options keep their defaults
         /// (20 connections, a 10-second connect timeout, no TLS).
@@ -139,6 +142,7 @@ public final class PostgresEngine: SQLEngine {
     init(configuration: Configuration) {
         self.configuration = configuration
         metrics = configuration.metrics ?? SQLMetrics()
+        tracing = configuration.tracing ?? .bootstrapped
         pool = PoolMeters(metrics)
         schemaProblem = configuration.schemaProblem
         client = PostgresClient(
@@ -169,6 +173,9 @@ public final class PostgresEngine: SQLEngine {
     /// Which metrics the store reports: ``Configuration/metrics``, or swift-metrics' factory as
     /// bootstrapped when the engine was made.
     public let metrics: SQLMetrics
+    /// Where the store reports spans: ``Configuration/tracing``, or swift-distributed-tracing's
+    /// bootstrapped tracer when the engine was made.
+    public let tracing: SQLTracing
     /// Connections lent out, and how long calls waited for one.
     private let pool: PoolMeters
 

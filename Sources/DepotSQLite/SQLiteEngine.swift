@@ -29,12 +29,16 @@ public final class SQLiteEngine: SQLEngine {
     public let logging: SQLLogging
     /// Which metrics the store reports.
     public let metrics: SQLMetrics
+    /// Where the store reports spans.
+    public let tracing: SQLTracing
 
     init(
-        path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging, metrics: SQLMetrics
+        path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging, metrics: SQLMetrics,
+        tracing: SQLTracing
     ) throws {
         self.logging = logging
         self.metrics = metrics
+        self.tracing = tracing
         self.path = path
         self.removesFolderOnDeinit = removesFolderOnDeinit
         var configuration = Configuration()

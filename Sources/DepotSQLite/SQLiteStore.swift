@@ -40,16 +40,18 @@ extension SQLStore where Engine == SQLiteEngine {
     ///     labelled `depot.sqlite`.
     ///   - metrics: Which metrics the store reports (`SQLMetrics`); by default through
     ///     swift-metrics' factory as bootstrapped now.
+    ///   - tracing: Where the store reports spans (`SQLTracing`); by default the tracer
+    ///     swift-distributed-tracing is bootstrapped with now.
     /// - Throws: `DepotError` of kind `.storage` when the file is not a SQLite database or
     ///   cannot be opened for writing; the message names the path.
     public convenience init(
         path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite"),
-        metrics: SQLMetrics = SQLMetrics()
+        metrics: SQLMetrics = SQLMetrics(), tracing: SQLTracing = .bootstrapped
     ) throws {
         self.init(
             engine: try SQLiteEngine(
                 path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging,
-                metrics: metrics))
+                metrics: metrics, tracing: tracing))
     }
 
     /// A private database in a new temporary file, deleted when the store is released:
@@ -62,10 +64,12 @@ extension SQLStore where Engine == SQLiteEngine {
     /// - Parameters:
     ///   - logging: Where and how much the store logs (`SQLLogging`).
     ///   - metrics: Which metrics the store reports (`SQLMetrics`).
+    ///   - tracing: Where the store reports spans (`SQLTracing`).
     /// - Throws: The file system's error when the temporary folder cannot be created, or
     ///   `DepotError` of kind `.storage` when the database cannot be opened.
     public static func temporary(
-        logging: SQLLogging = .standard(label: "depot.sqlite"), metrics: SQLMetrics = SQLMetrics()
+        logging: SQLLogging = .standard(label: "depot.sqlite"), metrics: SQLMetrics = SQLMetrics(),
+        tracing: SQLTracing = .bootstrapped
     ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)
@@ -73,7 +77,7 @@ extension SQLStore where Engine == SQLiteEngine {
         return SQLiteStore(
             engine: try SQLiteEngine(
                 path: directory.appendingPathComponent("store.sqlite").path, busyTimeout: .seconds(10),
-                removesFolderOnDeinit: true, logging: logging, metrics: metrics))
+                removesFolderOnDeinit: true, logging: logging, metrics: metrics, tracing: tracing))
     }
 
     /// The database file.

@@ -16,12 +16,13 @@ enum PostgresTestServer {
     /// dropped afterwards, whatever happens.
     static func withStore(
         logging: SQLLogging = .standard(label: "depot.postgres"), metrics: SQLMetrics? = nil,
-        _ body: (PostgresStore) async throws -> Void
+        tracing: SQLTracing? = nil, _ body: (PostgresStore) async throws -> Void
     ) async throws {
         var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
         configuration.schema = PostgresEnvironment.scratchSchemaName()
         configuration.logging = logging
         configuration.metrics = metrics
+        configuration.tracing = tracing
         configuration.maximumConnections = 4
         let store = PostgresStore(configuration: configuration)
         try await withCleanup {

@@ -83,3 +83,16 @@ struct PostgresMetricsTests {
         }
     }
 }
+
+@Suite(
+    "PostgresStore tracing",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresTracingTests {
+    @Test("a transaction is a span under the caller's, its statements under it; a read's statement under the caller's")
+    func spans() async throws {
+        try await SQLTracingChecks.spanTree(system: "postgresql") { tracing, body in
+            try await PostgresTestServer.withStore(tracing: tracing, body)
+        }
+    }
+}

@@ -41,3 +41,13 @@ struct SQLiteMetricsTests {
         }
     }
 }
+
+@Suite("SQLiteStore tracing", .timeLimit(.minutes(10)))
+struct SQLiteTracingTests {
+    @Test("a transaction is a span under the caller's, its statements under it; a read's statement under the caller's")
+    func spans() async throws {
+        try await SQLTracingChecks.spanTree(system: "sqlite") { tracing, body in
+            try await body(try SQLiteStore.temporary(tracing: tracing))
+        }
+    }
+}

@@ -1,23 +1,48 @@
 import Depot
 
-/// What a store reports each statement to: its log (``SQLLogging``) and its metrics
-/// (``SQLMetrics``).
+/// What a store reports each statement to: its log (``SQLLogging``), its metrics
+/// (``SQLMetrics``) and its tracer (``SQLTracing``).
 package struct SQLInstruments: Sendable {
     package let logging: SQLLogging
     package let meters: SQLMeters
+    package let tracing: SQLTracing
+    /// `db.system.name`: `sqlite` or `postgresql`.
+    package let system: String
 
     /// Runs `body`, the statement `sql` with `arguments`, and reports it: logged (see
-    /// ``SQLLogging``), counted and timed as `operation`.
+    /// ``SQLLogging``), counted and timed as `operation`, and traced as a span of its own.
     ///
     /// - Parameters:
     ///   - operation: What the statement does, for the metrics.
-    ///   - sql: The statement's text (built only when something is logged).
+    ///   - table: The one table it reads or writes, if it is one (the span names it).
+    ///   - sql: The statement's text (built only when something is logged or traced).
     ///   - arguments: Its bound values.
     ///   - rows: How many rows the result stands for, if known.
     ///   - body: Runs the statement.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     package func statement<R>(
+        _ operation: SQLMetrics.Operation, table: String? = nil, _ sql: @autoclosure () -> String,
+        arguments: [StoredValue], rows: (R) -> Int?, _ body: () async throws -> R
+    ) async throws -> R {
+        guard tracing.tracer != nil else {
+            return try await measured(operation, sql(), arguments: arguments, rows: rows, body)
+        }
+        let text = sql()
+        let keyword = String(text.prefix { !$0.isWhitespace }).uppercased()
+        return try await tracing.span(table.map { "\(keyword) \($0)" } ?? keyword, kind: .client) { span in
+            span.attributes["db.system.name"] = system
+            span.attributes["db.operation.name"] = keyword
+            if let table { span.attributes["db.collection.name"] = table }
+            span.attributes["db.query.text"] = text
+            let result = try await measured(operation, text, arguments: arguments, rows: rows, body)
+            if let count = rows(result) { span.attributes["db.response.returned_rows"] = count }
+            return result
+        }
+    }
+
+    /// Runs `body`, then logs and counts it.
+    private func measured<R>(
         _ operation: SQLMetrics.Operation, _ sql: @autoclosure () -> String, arguments: [StoredValue],
         rows: (R) -> Int?, _ body: () async throws -> R
     ) async throws -> R {
@@ -37,9 +62,9 @@ package struct SQLInstruments: Sendable {
         }
     }
 
-    /// Whether a read's rows are counted (for the log or the metrics): counting wraps every
-    /// row's cursor calls, so it happens only when someone takes the count.
-    var countsRows: Bool { logging.tracesStatements || meters.isEnabled }
+    /// Whether a read's rows are counted (for the log, the metrics or a span): counting wraps
+    /// every row's cursor calls, so it happens only when someone takes the count.
+    var countsRows: Bool { logging.tracesStatements || meters.isEnabled || tracing.tracer != nil }
 }
 
 /// An engine's connection that reports every statement it runs to the store's
@@ -92,13 +117,13 @@ package struct InstrumentedConnection<Base: SQLConnection>: SQLConnection {
     ) async throws -> Result {
         guard instruments.countsRows else {
             return try await instruments.statement(
-                .select, statement.sql, arguments: statement.arguments, rows: { _ in nil }
+                .select, table: table.name, statement.sql, arguments: statement.arguments, rows: { _ in nil }
             ) {
                 try await base.scan(statement, table: table, read)
             }
         }
         let counted = try await instruments.statement(
-            .select, statement.sql, arguments: statement.arguments, rows: { $0.1 }
+            .select, table: table.name, statement.sql, arguments: statement.arguments, rows: { $0.1 }
         ) {
             try await base.scan(statement, table: table) { cursor -> (Result, Int) in
                 var counting: any StoreCursor = CountingCursor(base: cursor)
@@ -121,7 +146,8 @@ package struct InstrumentedConnection<Base: SQLConnection>: SQLConnection {
         // The engine renders and binds the batch its own way (SQLite: one statement per row;
         // PostgreSQL: arrays): the log names the statement and the batch, not every row's values.
         try await instruments.statement(
-            .write, renderer.insert(into: table, columns: rows.columns, mode: mode) + " -- \(rows.count) row(s)",
+            .write, table: table.name,
+            renderer.insert(into: table, columns: rows.columns, mode: mode) + " -- \(rows.count) row(s)",
             arguments: [], rows: { $0 }
         ) {
             try await base.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)

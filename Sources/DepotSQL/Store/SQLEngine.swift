@@ -29,6 +29,10 @@ public protocol SQLEngine: Sendable {
     /// factory unless the engine says otherwise.
     var metrics: SQLMetrics { get }
 
+    /// Where the store on this engine reports spans (``SQLTracing``); swift-distributed-tracing's
+    /// bootstrapped tracer unless the engine says otherwise.
+    var tracing: SQLTracing { get }
+
     /// Makes the database ready for Depot before its first operation (PostgreSQL: the schema and
     /// Depot's functions); later calls return at once.
     func prepare() async throws
@@ -100,4 +104,7 @@ public protocol SQLConnection: Sendable {
 extension SQLEngine {
     /// Metrics through swift-metrics' bootstrapped factory, with no dimensions of the engine's own.
     public var metrics: SQLMetrics { SQLMetrics() }
+
+    /// Spans through swift-distributed-tracing's bootstrapped tracer.
+    public var tracing: SQLTracing { .bootstrapped }
 }

@@ -1,6 +1,7 @@
 import Depot
 import Logging
 import Synchronization
+import Tracing
 
 /// A `Store` on a SQL database: one implementation of reads, transactions, table verification,
 /// migrations and commit announcements over any ``SQLEngine``.
@@ -41,7 +42,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         self.engine = engine
         self.renderer = SQLRenderer(dialect: engine.dialect)
         self.instruments = SQLInstruments(
-            logging: engine.logging, meters: SQLMeters(engine.metrics, dialect: engine.dialect))
+            logging: engine.logging, meters: SQLMeters(engine.metrics, dialect: engine.dialect),
+            tracing: engine.tracing, system: engine.dialect == .sqlite ? "sqlite" : "postgresql")
     }
 
     /// A connection of the engine that logs and counts what it runs.
@@ -138,6 +140,15 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     private func runTransaction<T: Sendable>(
         suspendingForeignKeys: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
+        try await instruments.tracing.span("transaction", kind: .internal) { span in
+            span.attributes["db.system.name"] = instruments.system
+            return try await runTransactionInSpan(suspendingForeignKeys: suspendingForeignKeys, body)
+        }
+    }
+
+    private func runTransactionInSpan<T: Sendable>(
+        suspendingForeignKeys: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+    ) async throws -> T {
         try await engine.prepare()
         let renderer = renderer
         let instruments = instruments
@@ -225,9 +236,12 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 
     /// Runs `body` even if the calling task is cancelled: beginning, committing and rolling back
     /// must not be skipped halfway.
+    /// The caller's trace context goes along (spans of `body` stay children of the caller's).
     @discardableResult
     static func uncancelled<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
-        try await Task.detached { try await body() }.value
+        let context = InstrumentationContext.current
+        return try await Task.detached { try await InstrumentationContext.withValue(context) { try await body() } }
+            .value
     }
 
     /// Announces this store's commits and, while anyone listens, the commits others make to the
