@@ -3,6 +3,7 @@ import Depot
 import DepotSQL
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import Synchronization
 
@@ -516,8 +517,7 @@ private final class PoolMeters: Sendable {
     func lent(after waiting: Duration) {
         guard let gauge, let wait else { return }
         gauge.record(inUse.add(1, ordering: .relaxed).newValue)
-        let (seconds, attoseconds) = waiting.components
-        wait.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        wait.record(duration: waiting)
     }
 
     /// A lent connection came back.

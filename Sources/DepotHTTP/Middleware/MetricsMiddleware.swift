@@ -1,4 +1,5 @@
 import CoreMetrics
+import Metrics
 import Synchronization
 
 /// One finished call, as ``MetricsMiddleware`` reports it.
@@ -26,7 +27,7 @@ public struct RequestMetrics: Sendable {
 /// configuration.middleware = [
 ///     MetricsMiddleware { metrics in
 ///         Timer(label: "http.duration", dimensions: [("endpoint", metrics.endpoint)])
-///             .recordNanoseconds(metrics.duration.nanoseconds)
+///             .record(duration: metrics.duration)
 ///     }
 /// ]
 /// ```
@@ -97,12 +98,11 @@ extension MetricsMiddleware {
 }
 
 /// The metrics ``MetricsMiddleware/swiftMetrics(factory:dimensions:)`` reports to, made on first use
-/// for each combination of dimensions.
+/// for each label and combination of dimensions.
 private final class HTTPMeters: Sendable {
     private let factory: any MetricsFactory
     private let dimensions: [(String, String)]
-    private let counters = Mutex<[String: Counter]>([:])
-    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let made = Mutex<[String: any Sendable]>([:])
 
     init(factory: any MetricsFactory, dimensions: [(String, String)]) {
         self.factory = factory
@@ -112,9 +112,9 @@ private final class HTTPMeters: Sendable {
     func record(_ metrics: RequestMetrics) {
         let method = [("method", metrics.method.rawValue)]
         count("depot_http_requests_total", method + [("status", metrics.status.map(String.init) ?? "none")])
-        let (seconds, attoseconds) = metrics.duration.components
-        timer("depot_http_request_duration_seconds", method)
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        metric("depot_http_request_duration_seconds", method) {
+            CoreMetrics.Timer(label: $0, dimensions: $1, factory: $2)
+        }.record(duration: metrics.duration)
         if let failure = metrics.failure { count("depot_http_failures_total", method + [("kind", failure.name)]) }
         count("depot_http_sent_bytes_total", method, by: metrics.requestBytes)
         count("depot_http_received_bytes_total", method, by: metrics.responseBytes)
@@ -122,23 +122,20 @@ private final class HTTPMeters: Sendable {
 
     private func count(_ label: String, _ own: [(String, String)], by amount: Int = 1) {
         guard amount > 0 else { return }
-        let key = ([label] + own.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
-        let counter = counters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = Counter(label: label, dimensions: dimensions + own, factory: factory)
-            counters[key] = counter
-            return counter
-        }
-        counter.increment(by: amount)
+        metric(label, own) { Counter(label: $0, dimensions: $1, factory: $2) }.increment(by: amount)
     }
 
-    private func timer(_ label: String, _ own: [(String, String)]) -> CoreMetrics.Timer {
+    /// The metric `label` with `own` dimensions besides the middleware's, made by `make` the first time.
+    private func metric<M: Sendable>(
+        _ label: String, _ own: [(String, String)],
+        make: (String, [(String, String)], any MetricsFactory) -> M
+    ) -> M {
         let key = ([label] + own.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
-        return timers.withLock { timers in
-            if let timer = timers[key] { return timer }
-            let timer = CoreMetrics.Timer(label: label, dimensions: dimensions + own, factory: factory)
-            timers[key] = timer
-            return timer
+        return made.withLock { made in
+            if let metric = made[key] as? M { return metric }
+            let metric = make(label, dimensions + own, factory)
+            made[key] = metric
+            return metric
         }
     }
 }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Depot
+import Metrics
 import Synchronization
 
 /// The counters and timers a SQL store reports through swift-metrics.
@@ -95,7 +96,7 @@ package final class SQLMeters: Sendable {
     package func statement(_ operation: SQLMetrics.Operation, elapsed: Duration, rows: Int?) {
         guard isEnabled, let meters = statements[operation] else { return }
         meters.count.increment()
-        meters.duration.recordNanoseconds(Self.nanoseconds(elapsed))
+        meters.duration.record(duration: elapsed)
         guard let rows, rows > 0 else { return }
         switch operation {
         case .select: rowsRead.increment(by: rows)
@@ -124,17 +125,12 @@ package final class SQLMeters: Sendable {
     package func transaction(committed: Bool, elapsed: Duration) {
         guard isEnabled else { return }
         (committed ? commits : rollbacks).increment()
-        transactionDuration.recordNanoseconds(Self.nanoseconds(elapsed))
+        transactionDuration.record(duration: elapsed)
     }
 
     /// A transaction waited `elapsed` for the store's write lock.
     package func waitedForLock(_ elapsed: Duration) {
         guard isEnabled else { return }
-        lockWait.recordNanoseconds(Self.nanoseconds(elapsed))
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        lockWait.record(duration: elapsed)
     }
 }
