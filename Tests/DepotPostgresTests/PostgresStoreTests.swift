@@ -280,22 +280,11 @@ struct PostgresStoreTests {
         "a commit made while the listener reconnects is not lost: every observer reads again once it listens, and the log says so"
     )
     func commitsDuringReconnectReachObservers() async throws {
-        let (logger, log) = CapturingLogHandler.logger(level: .notice)
-        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
-            store in
-            let schema = try #require(store.configuration.schema)
-            let airports = store.repository(TestAirport.self)
-            try await airports.insert(TestAirport.sample)
-            var iterator = airports.observe(where: \.country == "NO", orderBy: [.ascending(\.icao)])
-                .makeAsyncIterator()
-            let norwegian = TestAirport.sample.filter { $0.country == "NO" }
-            #expect(try await iterator.next()?.count == norwegian.count)
-            #expect(await store.waitUntilListening())
+        try await withListeningObserver { store, schema, iterator, log in
             // One session ends the listener's connection and commits at once, before the
             // listener can be back (it waits 200 ms, then connects): no NOTIFY reaches it.
             _ = try await PostgresTestServer.rawRows(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
-                    + "'\(store.engine.listenerName)'; UPDATE airports SET elevation = 4242 WHERE country = 'NO'",
+                "\(Self.endListener(of: store)); UPDATE airports SET elevation = 4242 WHERE country = 'NO'",
                 schema: schema)
             let updated = try await iterator.next()
             #expect(updated?.allSatisfy { $0.elevation == 4242 } == true)
@@ -309,26 +298,44 @@ struct PostgresStoreTests {
 
     @Test("the listener of a store whose schema was dropped listens again after a lost connection, and says so once")
     func listenerWithoutItsSchema() async throws {
-        let (logger, log) = CapturingLogHandler.logger(level: .notice)
-        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
-            store in
-            let schema = try #require(store.configuration.schema)
-            let airports = store.repository(TestAirport.self)
-            try await airports.insert(TestAirport.sample)
-            var iterator = airports.observe(where: \.country == "NO").makeAsyncIterator()
-            _ = try await iterator.next()
-            #expect(await store.waitUntilListening())
+        try await withListeningObserver { store, schema, _, log in
             // With its schema gone, the connection's current_schema() is NULL: the listener must
             // not need it (it once failed to decode it, and tried again every 200 ms, forever).
             _ = try await PostgresTestServer.rawRows(
-                "DROP SCHEMA \"\(schema)\" CASCADE; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    + "WHERE application_name = '\(store.engine.listenerName)'")
+                "DROP SCHEMA \"\(schema)\" CASCADE; \(Self.endListener(of: store))")
             #expect(await eventually { !store.engine.listening.isListening })
             #expect(await store.waitUntilListening())
             // A second look a while later: still one notice of the loss, not one per retry.
             try await Task.sleep(for: .seconds(1))
             let lost = log.lines.filter { $0.message.hasPrefix("the commit listener lost its connection") }
             #expect(lost.count == 1, "\(lost.map(\.fullText))")
+        }
+    }
+
+    /// SQL that ends the connection of `store`'s commit listener.
+    static func endListener(of store: PostgresStore) -> String {
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(store.engine.listenerName)'"
+    }
+
+    /// A store on a fresh schema holding the sample airports, with an observer of the Norwegian
+    /// ones that has its first result and a listener that listens; its `.notice` lines captured.
+    private func withListeningObserver(
+        _ body: (
+            PostgresStore, _ schema: String, inout QueryObservation<TestAirport>.AsyncIterator,
+            CapturingLogHandler.Store
+        ) async throws -> Void
+    ) async throws {
+        let (logger, log) = CapturingLogHandler.logger(level: .notice)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
+            store in
+            let schema = try #require(store.configuration.schema)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            var iterator = airports.observe(where: \.country == "NO", orderBy: [.ascending(\.icao)])
+                .makeAsyncIterator()
+            #expect(try await iterator.next()?.count == TestAirport.sample.filter { $0.country == "NO" }.count)
+            #expect(await store.waitUntilListening())
+            try await body(store, schema, &iterator, log)
         }
     }
 
