@@ -22,9 +22,6 @@ public enum AirportImporter {
         }
     }
 
-    /// How many airports one insert of the import carries (its progress moves by this much).
-    static let chunkSize = 2_000
-
     /// Reads `csv` and replaces the store's airports with its rows, in one transaction: a bad
     /// line (named with its line number) writes nothing.
     ///
@@ -51,11 +48,8 @@ public enum AirportImporter {
             // What `replace(where: .all, with:)` does (kept keys are updated in place, the rest go),
             // in chunks with progress between them; one transaction all the same.
             let rows = tx.repository(Airport.self)
-            progress?(WorkProgress(phase: "storing", done: 0, total: airports.count, unit: "airports"))
-            for start in stride(from: 0, to: airports.count, by: chunkSize) {
-                let end = min(start + chunkSize, airports.count)
-                try await rows.upsert(Array(airports[start..<end]))
-                progress?(WorkProgress(phase: "storing", done: end, total: airports.count, unit: "airports"))
+            try await WorkProgress.chunked(airports, phase: "storing", unit: "airports", progress: progress) {
+                try await rows.upsert($0)
             }
             _ = try await rows.remove(where: !.in(\.icao, airports.map(\.icao)))
             // A new dataset: the change log starts over and synced clients fetch everything again.

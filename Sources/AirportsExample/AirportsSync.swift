@@ -118,11 +118,8 @@ public enum AirportsSync {
         let removed = try await store.write { tx in
             let airports = tx.repository(Airport.self)
             let removed = try await airports.remove(where: scope && !.in(\.icao, keys))
-            progress?(WorkProgress(phase: "storing", done: 0, total: fetched.count, unit: "airports"))
-            for start in stride(from: 0, to: fetched.count, by: AirportImporter.chunkSize) {
-                let end = min(start + AirportImporter.chunkSize, fetched.count)
-                try await airports.persist(Array(fetched[start..<end]), mapper: AirportRecordMapper())
-                progress?(WorkProgress(phase: "storing", done: end, total: fetched.count, unit: "airports"))
+            try await WorkProgress.chunked(fetched, phase: "storing", unit: "airports", progress: progress) {
+                try await airports.persist($0, mapper: AirportRecordMapper())
             }
             try await tx.repository(SyncCursor.self).upsert(
                 SyncCursor(id: id, epoch: info.epoch, revision: info.revision, syncedAt: Date()))

@@ -27,3 +27,23 @@ public struct WorkProgress: Sendable, Equatable {
     /// Whether the phase is complete: `done` has reached a known `total`.
     public var isComplete: Bool { total.map { done >= $0 } ?? false }
 }
+
+extension WorkProgress {
+    /// How many items one write of a chunked phase carries (its progress moves by this much).
+    static let chunkSize = 2_000
+
+    /// Writes `items` in chunks of ``chunkSize`` with `write`, reporting `phase` to `progress`
+    /// before the first chunk and after each: the "storing" phase of an import or a sync, inside
+    /// its one transaction.
+    static func chunked<Item: Sendable>(
+        _ items: [Item], phase: String, unit: String, progress: (@Sendable (WorkProgress) -> Void)?,
+        _ write: ([Item]) async throws -> Void
+    ) async throws {
+        progress?(WorkProgress(phase: phase, done: 0, total: items.count, unit: unit))
+        for start in stride(from: 0, to: items.count, by: chunkSize) {
+            let end = min(start + chunkSize, items.count)
+            try await write(Array(items[start..<end]))
+            progress?(WorkProgress(phase: phase, done: end, total: items.count, unit: unit))
+        }
+    }
+}
