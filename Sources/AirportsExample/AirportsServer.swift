@@ -179,8 +179,7 @@ struct AirportsRoutes: Sendable {
             _ = try await store.repository(AirportDataset.self).find(AirportDataset.current)
             return (.ok, ["status": "ok"])
         } catch {
-            let incident = UUID().uuidString.prefix(8).lowercased()
-            Self.logger.error("health check failed", metadata: ["incident": "\(incident)", "error": "\(error)"])
+            let incident = Self.incident("health check failed", error)
             return (
                 .serviceUnavailable,
                 ["status": "unavailable", "error": "the store did not answer (incident \(incident))"]
@@ -346,11 +345,18 @@ struct AirportsRoutes: Sendable {
         } catch let problem as APIProblem {
             return Self.problem(problem.status, problem.message)
         } catch {
-            let incident = UUID().uuidString.prefix(8).lowercased()
-            Self.logger.error("request failed", metadata: ["incident": "\(incident)", "error": "\(error)"])
+            let incident = Self.incident("request failed", error)
             return Self.problem(
                 .internalServerError, "the server could not answer this request (incident \(incident))")
         }
+    }
+
+    /// Logs `error` under a new incident number and returns the number, which is all a client is
+    /// told: the error itself (file paths, the database's address, engine messages) stays in the log.
+    static func incident(_ what: String, _ error: any Error) -> String {
+        let incident = UUID().uuidString.prefix(8).lowercased()
+        logger.error("\(what)", metadata: ["incident": "\(incident)", "error": "\(error)"])
+        return incident
     }
 
     /// Where failures are logged (swift-log; standard error unless the process bootstraps another handler).
