@@ -91,6 +91,19 @@ struct CommandLineTests {
         }
     }
 
+    @Test(
+        "serve's limits must be positive: --max-connections and --idle-timeout below 1 are usage errors (2)",
+        arguments: [
+            (["--max-connections", "0"], "--max-connections must be at least 1 (got 0)"),
+            (["--idle-timeout", "-5"], "--idle-timeout must be at least 1 second"),
+        ])
+    func badLimits(arguments: [String], message: String) async throws {
+        let path = try await Self.storePath.value
+        let answer = try await runProcess(try airportsBinary(), ["serve", "--store", path] + arguments)
+        #expect(answer.status == 2, "\(arguments): \(answer.errors)")
+        #expect(answer.errors.contains(message), "\(answer.errors)")
+    }
+
     @Test("a failure exits 1 and prints one sentence, the error's message, not its debug form")
     func failureIsASentence() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString).sqlite")
