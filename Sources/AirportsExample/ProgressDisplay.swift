@@ -63,6 +63,9 @@ public final class ProgressDisplay: Sendable {
         guard style != .silent else { return }
         let now = now()
         let text = state.withLock { state -> String? in
+            // A phase reported complete again (the parser reports its last line twice when it
+            // falls on a chunk boundary) was closed already.
+            if let current = state.current, current.phase == progress.phase, current.isComplete { return nil }
             var text = ""
             if let current = state.current, current.phase != progress.phase {
                 if !current.isComplete { text += final(current, since: state.started, now: now) }
@@ -71,10 +74,7 @@ public final class ProgressDisplay: Sendable {
             }
             state.current = progress
             let elapsed = now - state.started
-            if progress.isComplete {
-                state.drawn = now
-                return text + final(progress, since: state.started, now: now)
-            }
+            if progress.isComplete { return text + final(progress, since: state.started, now: now) }
             // The bar draws at once and then at most every redrawInterval; plain lines wait a
             // lineInterval from the phase's start, then from the last line.
             let due =

@@ -48,6 +48,7 @@ struct ProgressDisplayTests {
         screen.at(2)
         display.update(WorkProgress(phase: "parsing", done: 28_298, total: 28_298, unit: "rows"))
         #expect(screen.take() == "\rparsing: 28,298 rows in 2.00 s (14,149 rows/s)\u{1B}[K\n")
+        display.update(WorkProgress(phase: "parsing", done: 28_298, total: 28_298, unit: "rows"))
         display.finish()
         #expect(screen.take() == "", "a complete phase is not closed twice")
     }
