@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(
@@ -118,6 +119,8 @@ let package = Package(
             dependencies: [
                 "DepotHTTP", "Depot", "DepotTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,14 +135,17 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotPostgres", "DepotTesting",
+                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(
             name: "AirportsExampleTests",
             dependencies: [
                 "AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
-                "DepotTestSupport",
+                "DepotTestSupport", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
     ],
     swiftLanguageModes: [.v6]

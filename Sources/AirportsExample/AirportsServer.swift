@@ -16,7 +16,8 @@ import NIOCore
 /// | `GET /changes?since=R&country=&limit=` | ``ChangesPage``: partial records changed after `R` |
 ///
 /// Every filter and the order run in the store. A bad parameter or body answers 400 with
-/// `{"error": "…"}` naming it; an unknown icao 404.
+/// `{"error": "…"}` naming it; an unknown icao 404. With a tracer bootstrapped, each request is a
+/// server span (Hummingbird's `TracingMiddleware`) that continues the trace the client sent.
 ///
 /// ```swift
 /// let server = try await AirportsServer.start(store: store)   // 127.0.0.1, an ephemeral port
@@ -114,6 +115,9 @@ public final class AirportsServer: Sendable {
         try limits.validate()
         try await AirportImporter.ensureDataset(in: store)
         let router = Router()
+        // Continues the caller's trace (W3C `traceparent` with an OpenTelemetry tracer): one server
+        // span per request, under which the store's transaction and statement spans nest.
+        router.middlewares.add(TracingMiddleware())
         AirportsRoutes(store: store, limits: limits).add(to: router)
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout))),

@@ -1,5 +1,6 @@
 import Depot
 @_exported import DepotSQL
+@_spi(Benchmarks) import DepotSQL
 import Foundation
 
 /// Depot's embedded default: a SQLite database file, through GRDB.
@@ -52,6 +53,17 @@ extension SQLStore where Engine == SQLiteEngine {
             engine: try SQLiteEngine(
                 path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging,
                 metrics: metrics, tracing: tracing))
+    }
+
+    /// The store of ``init(path:busyTimeout:logging:metrics:tracing:)`` with its defaults, except
+    /// that it never calls its log, metrics or tracer: the baseline the benchmarks measure the
+    /// default (no-op) instruments against.
+    @_spi(Benchmarks) public convenience init(uninstrumentedPath path: String) throws {
+        self.init(
+            engine: try SQLiteEngine(
+                path: path, busyTimeout: .seconds(10), removesFolderOnDeinit: false,
+                logging: .standard(label: "depot.sqlite"), metrics: SQLMetrics(), tracing: .bootstrapped),
+            instrumented: false)
     }
 
     /// A private database in a new temporary file, deleted when the store is released:

@@ -1,9 +1,13 @@
 // The README's "Operating Depot" sample, verbatim between the markers (ReadmeSampleTests checks it).
 // Compiled, not run here: it opens a file in the current folder and a server by address.
+import CoreMetrics
 import Depot
+import DepotHTTP
 import DepotPostgres
 import DepotSQLite
+import Foundation
 import Logging
+import Tracing
 
 func storesThatLog() throws {
     // readme:begin
@@ -26,3 +30,14 @@ func storeWithMetrics() throws {
     // readme:end
     _ = store
 }
+
+// readme:begin
+func startApp(metrics: some MetricsFactory, tracer: some Tracer, api: URL) throws -> (SQLiteStore, APIClient) {
+    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    MetricsSystem.bootstrap(metrics)
+    InstrumentationSystem.bootstrap(tracer)
+    let store = try SQLiteStore(path: "app.sqlite")  // spans, metrics and logs through them
+    let client = APIClient(baseURL: api)  // a client span and the trace context on each request
+    return (store, client)
+}
+// readme:end

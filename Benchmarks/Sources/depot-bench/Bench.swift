@@ -491,6 +491,7 @@ struct DepotBench {
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
             results += try await MemoryCases.run(n: n, rows: rows)
+            results += try await InstrumentationCases.run(n: n, rows: rows)
             results += try await GRDBCases.run(n: n, rows: rows, updated: updated)
             results += try await FluentCases.run(n: n, rows: rows)
             if let postgres {

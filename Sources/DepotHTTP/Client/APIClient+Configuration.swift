@@ -34,6 +34,10 @@ extension APIClient {
         /// Where the client reports retries, at `debug` level (see ``LoggingMiddleware`` for
         /// requests and responses).
         public var logger: Logger?
+        /// Where the client reports a span per request it sends, and whose context it puts in the
+        /// request's header fields (``HTTPTracing``): the tracer swift-distributed-tracing is
+        /// bootstrapped with when the configuration is made (none with the default no-op tracer).
+        public var tracing: HTTPTracing = .bootstrapped
 
         /// The default configuration.
         public init() {}

@@ -170,7 +170,7 @@ public final class APIClient: Sendable {
         while true {
             let outcome: Result<TransportResponse, HTTPError>
             do {
-                outcome = .success(try await send(request, context: context))
+                outcome = .success(try await send(request, context: context, attempt: attempt))
             } catch {
                 if context.stopped != nil { throw error }
                 outcome = .failure(HTTPError.mapping(error, endpoint: context.endpoint))
@@ -188,14 +188,20 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// One attempt: the transport's response, redirects followed, decompressed.
-    private func send(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
+    /// One attempt (the first is 1): the transport's response, redirects followed, decompressed.
+    private func send(_ request: TransportRequest, context: MiddlewareContext, attempt: Int) async throws
+        -> TransportResponse
+    {
         var request = request
         var redirects = 0
         var response: TransportResponse
         while true {
-            response = try await transport.send(
-                request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
+            response = try await configuration.tracing.send(
+                request, endpoint: context.endpoint, resends: attempt - 1 + redirects
+            ) { request in
+                try await transport.send(
+                    request, maximumBodySize: configuration.maximumResponseSize, interruption: context.interruption)
+            }
             guard let next = Redirect.next(after: request, response, credentialHeaders: credentialHeaders) else {
                 break
             }

@@ -8,6 +8,9 @@ package struct SQLInstruments: Sendable {
     package let tracing: SQLTracing
     /// `db.system.name`: `sqlite` or `postgresql`.
     package let system: String
+    /// Whether anything is reported at all: `false` only for a store made to measure what the
+    /// instruments cost (``SQLStore/init(engine:instrumented:)``), which skips every call to them.
+    package let isEnabled: Bool
 
     /// Runs `body`, the statement `sql` with `arguments`, and reports it: logged (see
     /// ``SQLLogging``), counted and timed as `operation`, and traced as a span of its own.
@@ -25,6 +28,7 @@ package struct SQLInstruments: Sendable {
         _ operation: SQLMetrics.Operation, table: String? = nil, _ sql: @autoclosure () -> String,
         arguments: [StoredValue], rows: (R) -> Int?, _ body: () async throws -> R
     ) async throws -> R {
+        guard isEnabled else { return try await body() }
         guard tracing.tracer != nil else {
             return try await measured(operation, sql(), arguments: arguments, rows: rows, body)
         }
@@ -36,7 +40,11 @@ package struct SQLInstruments: Sendable {
             if let table { span.attributes["db.collection.name"] = table }
             span.attributes["db.query.text"] = text
             let result = try await measured(operation, text, arguments: arguments, rows: rows, body)
-            if let count = rows(result) { span.attributes["db.response.returned_rows"] = count }
+            // Rows a statement returned: a read's. (SQLite answers any other statement with the
+            // last write's change count, which is no count of that statement's rows.)
+            if operation == .select || operation == .catalog, let count = rows(result) {
+                span.attributes["db.response.returned_rows"] = count
+            }
             return result
         }
     }
@@ -64,7 +72,9 @@ package struct SQLInstruments: Sendable {
 
     /// Whether a read's rows are counted (for the log, the metrics or a span): counting wraps
     /// every row's cursor calls, so it happens only when someone takes the count.
-    var countsRows: Bool { logging.tracesStatements || meters.isEnabled || tracing.tracer != nil }
+    var countsRows: Bool {
+        isEnabled && (logging.tracesStatements || meters.isEnabled || tracing.tracer != nil)
+    }
 }
 
 /// An engine's connection that reports every statement it runs to the store's

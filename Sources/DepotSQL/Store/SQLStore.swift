@@ -38,12 +38,19 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     package let instruments: SQLInstruments
 
     /// A store on `engine`; its metrics are made now, through the engine's ``SQLEngine/metrics``.
-    public init(engine: Engine) {
+    public convenience init(engine: Engine) {
+        self.init(engine: engine, instrumented: true)
+    }
+
+    /// A store on `engine` that, with `instrumented` false, never calls its log, metrics or tracer:
+    /// the baseline against which the benchmarks measure what the default (no-op) instruments cost.
+    @_spi(Benchmarks) public init(engine: Engine, instrumented: Bool) {
         self.engine = engine
         self.renderer = SQLRenderer(dialect: engine.dialect)
         self.instruments = SQLInstruments(
             logging: engine.logging, meters: SQLMeters(engine.metrics, dialect: engine.dialect),
-            tracing: engine.tracing, system: engine.dialect == .sqlite ? "sqlite" : "postgresql")
+            tracing: engine.tracing, system: engine.dialect == .sqlite ? "sqlite" : "postgresql",
+            isEnabled: instrumented)
     }
 
     /// A connection of the engine that logs and counts what it runs.
@@ -130,6 +137,11 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
+        guard instruments.isEnabled else {
+            return try await writeLock.withLock {
+                try await runTransactionInSpan(suspendingForeignKeys: suspendingForeignKeys, body)
+            }
+        }
         let waiting = ContinuousClock.now
         return try await writeLock.withLock {
             instruments.meters.waitedForLock(ContinuousClock.now - waiting)
@@ -194,6 +206,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         let renderer = renderer
         let logger = instruments.logging.logger
         let meters = instruments.meters
+        let instrumented = instruments.isEnabled
         let started = ContinuousClock.now
         try await Self.uncancelled { try await connection.execute(renderer.begin) }
         let writer = SQLWriter(store: self, connection: connection)
@@ -211,21 +224,25 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     "the transaction did not commit: the database had already aborted it (a statement "
                         + "in it failed), so nothing it wrote was kept")
             }
-            let elapsed = ContinuousClock.now - started
-            meters.transaction(committed: true, elapsed: elapsed)
-            logger.debug(
-                "transaction committed",
-                metadata: [
-                    "duration_ms": "\(SQLLogging.milliseconds(elapsed))",
-                    "tables": .array(touched.sorted().map { .string($0) }),
-                ])
+            if instrumented {
+                let elapsed = ContinuousClock.now - started
+                meters.transaction(committed: true, elapsed: elapsed)
+                logger.debug(
+                    "transaction committed",
+                    metadata: [
+                        "duration_ms": "\(SQLLogging.milliseconds(elapsed))",
+                        "tables": .array(touched.sorted().map { .string($0) }),
+                    ])
+            }
             return TransactionOutcome(value: result, touched: touched, created: created)
         } catch {
-            let elapsed = ContinuousClock.now - started
-            meters.transaction(committed: false, elapsed: elapsed)
-            logger.debug(
-                "transaction rolled back",
-                metadata: ["duration_ms": "\(SQLLogging.milliseconds(elapsed))", "error": "\(error)"])
+            if instrumented {
+                let elapsed = ContinuousClock.now - started
+                meters.transaction(committed: false, elapsed: elapsed)
+                logger.debug(
+                    "transaction rolled back",
+                    metadata: ["duration_ms": "\(SQLLogging.milliseconds(elapsed))", "error": "\(error)"])
+            }
             writer.end()
             // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
             // with "no transaction", which changes nothing.
