@@ -199,6 +199,36 @@ public enum MigrationConformance {
             // Migrating again does nothing.
             #expect(try await store.migrate(all).steps.isEmpty)
         },
+        MigrationCase(
+            "a data step reading in batches reports its rows after each batch, then the step as finished"
+        ) { open in
+            let store = try await open()
+            try await store.migrate(all, to: 1)
+            let ports = (0..<25).map { PortV1(code: "P\($0 + 10)", name: "Port \($0)", elevation: $0) }
+            try await store.repository(PortV1.self).insert(ports)
+            let raise = Migration(
+                "2 raise every port",
+                [
+                    .data("raise") { tx in
+                        let repository = tx.repository(PortV1.self)
+                        for try await batch in repository.batches(of: 10) {
+                            try await repository.upsert(
+                                batch.map { PortV1(code: $0.code, name: $0.name, elevation: $0.elevation + 1) })
+                        }
+                    }
+                ], down: .irreversible)
+            let seen = ProgressLog()
+            try await store.migrate(Migrations([createPorts, raise]), progress: { seen.append($0) })
+            let expected = [10, 20, 25].map {
+                MigrationProgress(
+                    done: 0, total: 1, step: "2 raise every port", rows: MigrationProgress.Rows(done: $0, total: 25))
+            }
+            #expect(seen.values == expected + [MigrationProgress(done: 1, total: 1, step: "2 raise every port")])
+            #expect(try await store.repository(PortV1.self).fetch().map(\.elevation).sorted() == Array(1...25))
+            // Without a progress closure nothing counts the rows (and nothing is reported).
+            let quiet = Migrations([createPorts, raise, addCountry])
+            #expect(try await store.migrate(quiet).steps == ["2 country"])
+        },
         MigrationCase("a database at version k gets steps k+1…n, its rows carried through each") { open in
             let store = try await open()
             try await store.migrate(all, to: 1)

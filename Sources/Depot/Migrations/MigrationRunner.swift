@@ -60,9 +60,18 @@ package enum MigrationRunner {
         if start < target {
             for version in (start + 1)...target {
                 let step = migrations.steps[version - 1]
-                if try await run(step, version: version, up: true, migrations: migrations, on: store) {
-                    done.append(step.name)
+                let rows = progress.map { progress in
+                    { @Sendable (read: Int, of: Int) in
+                        progress(
+                            MigrationProgress(
+                                done: version - start - 1, total: total, step: step.name,
+                                rows: MigrationProgress.Rows(done: read, total: of)))
+                    }
                 }
+                let applied = try await MigrationRowReporting.$report.withValue(rows) {
+                    try await run(step, version: version, up: true, migrations: migrations, on: store)
+                }
+                if applied { done.append(step.name) }
                 progress?(MigrationProgress(done: version - start, total: total, step: step.name))
             }
         } else if start > target {

@@ -11,6 +11,9 @@ extension Repository {
     /// pagination), so rows written meanwhile behind that key are not read again, and no offset
     /// is ever skipped over. The last batch may be shorter; an empty table gives no batch.
     ///
+    /// Inside a migration step run with a progress closure, each batch is reported as
+    /// ``MigrationProgress/rows`` (the total counted once, by one more query, when the loop starts).
+    ///
     /// Nothing runs until the loop asks for the first batch, and errors surface there: a
     /// ``DepotError`` of kind `.invalidQuery` when `size` is less than 1, or any kind a fetch may
     /// throw (see ``Repository``).
@@ -36,6 +39,10 @@ public struct RepositoryBatches<Root: Entity>: AsyncSequence, Sendable {
         let batches: RepositoryBatches
         var lastKey: [StoredValue]?
         var finished = false
+        /// Rows read so far, and the rows the loop reads (counted on the first batch when a
+        /// migration step reports its progress).
+        var read = 0
+        var total: Int?
 
         /// The next batch (one query), or `nil` after the last one.
         ///
@@ -53,6 +60,8 @@ public struct RepositoryBatches<Root: Entity>: AsyncSequence, Sendable {
             if let lastKey {
                 parts.append(Self.after(lastKey, keys: schema.primaryKeyIndices.map { schema.columns[$0].name }))
             }
+            let report = MigrationRowReporting.report
+            if report != nil, total == nil { total = try await batches.repository.count(where: batches.predicate) }
             let query = SelectQuery(
                 table: schema.table, predicate: parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts)),
                 limit: batches.size)
@@ -62,6 +71,8 @@ public struct RepositoryBatches<Root: Entity>: AsyncSequence, Sendable {
             if batch.count < batches.size { finished = true }
             guard let last = batch.last else { return nil }
             lastKey = schema.key(of: last)
+            read += batch.count
+            if let report, let total { report(read, Swift.max(total, read)) }
             return batch
         }
 
