@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "AirportsExample", "DepotSQLite", "DepotPostgres", "DepotHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // A process the migration tests kill midway (not a product).
         .executableTarget(

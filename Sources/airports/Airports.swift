@@ -5,6 +5,7 @@ import DepotHTTP
 import DepotPostgres
 import DepotSQLite
 import Foundation
+import Logging
 
 @main
 struct Airports: AsyncParsableCommand {
@@ -19,18 +20,28 @@ struct Airports: AsyncParsableCommand {
               airports query --country AU --min-elevation -10 --json
               airports serve --port 8080
               airports sync --from http://127.0.0.1:8080 --store client.sqlite --country NO
+              airports migrate --store airports.sqlite
+
+            ENVIRONMENT
+              AIRPORTS_STORE, AIRPORTS_POSTGRES_URL   the store, when --store and --postgres are not given
+              AIRPORTS_LOG_LEVEL                      trace (every SQL statement), debug, info, warning (default)
 
             EXIT CODES
               0  done
               1  the command failed (the message says why: no store, a server that does not answer, …)
               2  the command line is wrong (an unknown flag, a malformed value)
             """,
-        subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Query.self],
+        subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Query.self, Migrate.self],
         defaultSubcommand: Demo.self)
 
     /// Parses and runs a command; a usage error exits with 2, a failure with 1 and prints one
     /// sentence (a `DepotError`'s or `HTTPError`'s message, not its debug form).
     static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
@@ -52,6 +63,14 @@ struct Airports: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+
+    /// How much Depot and the server log on standard error: `AIRPORTS_LOG_LEVEL` (`trace` shows
+    /// every statement with its duration, `debug` transactions, `info` migration steps), else
+    /// `warning` (slow statements and failures), so that progress and results stay readable.
+    static let logLevel: Logger.Level =
+        environment("AIRPORTS_LOG_LEVEL").flatMap {
+            Logger.Level(rawValue: $0.lowercased())
+        } ?? .warning
 
     /// What `airports` exits with when its command line is wrong (the argument parser's own default
     /// is 64, `EX_USAGE`).
@@ -175,6 +194,48 @@ struct Import: AsyncParsableCommand {
         write(
             "imported \(summary.rows) airports into \(target.name) in "
                 + String(format: "%.2f", summary.parseSeconds + summary.storeSeconds) + " s")
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring a store to the example's latest schema version (or --to N), step by step, "
+            + "showing each step that works through rows.")
+
+    @OptionGroup var target: StoreOptions
+
+    @Option(help: "The version to reach (default: the latest, \(AirportsMigrations.all.latestVersion)).")
+    var to: Int?
+
+    @Flag(help: "Print nothing but errors: no progress, no summary.")
+    var quiet = false
+
+    func validate() throws {
+        let latest = AirportsMigrations.all.latestVersion
+        if let to, !(0...latest).contains(to) {
+            throw ValidationError("--to takes a version from 0 to \(latest), e.g. --to \(latest) (got \(to))")
+        }
+    }
+
+    func run() async throws {
+        let display = ProgressDisplay(quiet: quiet)
+        let started = ContinuousClock.now
+        let outcome = try await target.withStore(existing: true) { store in
+            guard let store = store as? any MigratableStore else {
+                throw DepotError(.migration, "\(target.name) cannot be migrated")
+            }
+            return try await AirportsMigrations.run(on: store, to: to, progress: display.update)
+        }
+        display.finish()
+        guard !quiet else { return }
+        guard outcome.from != outcome.to else {
+            write("\(target.name) is at version \(outcome.to): nothing to do")
+            return
+        }
+        let seconds = (ContinuousClock.now - started).seconds
+        write(
+            "migrated \(target.name) from version \(outcome.from) to \(outcome.to) ("
+                + outcome.steps.joined(separator: ", ") + ") in " + String(format: "%.2f s", seconds))
     }
 }
 

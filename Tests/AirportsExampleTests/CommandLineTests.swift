@@ -146,6 +146,83 @@ struct CommandLineTests {
         #expect(quiet.output.isEmpty && quiet.errors.isEmpty, "\(quiet.output)\(quiet.errors)")
     }
 
+    @Test(
+        "migrate brings an imported store to the latest version with a progress bar on a terminal, tidies the names the CSV spaced oddly, and then has nothing to do"
+    )
+    func migrateWithProgress() async throws {
+        let binary = try airportsBinary()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tty = folder.appendingPathComponent("tty.sqlite").path
+        let piped = folder.appendingPathComponent("piped.sqlite").path
+        for path in [tty, piped] {
+            #expect(try await runProcess(binary, ["import", "--quiet", "--store", path]).status == 0)
+        }
+
+        let terminal = try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/script"),
+            ["-qefc", "'\(binary.path)' migrate --store '\(tty)'", "/dev/null"])
+        #expect(terminal.status == 0, "\(terminal.errors)")
+        #expect(terminal.output.contains("\r2 tidy names ["), "\(terminal.output)")
+        #expect(terminal.output.contains("\r2 tidy names: 28,298 airports in "), "\(terminal.output)")
+        #expect(
+            terminal.output.contains("migrated \(tty) from version 0 to 2 (1 airports, 2 tidy names) in "),
+            "\(terminal.output)")
+
+        let lines = try await runProcess(binary, ["migrate", "--store", piped])
+        #expect(lines.status == 0, "\(lines.errors)")
+        #expect(lines.errors.contains("2 tidy names: 28,298 airports in "), "\(lines.errors)")
+        #expect(!lines.errors.contains("\r") && !lines.errors.contains("\u{1B}"), "\(lines.errors)")
+        #expect(lines.output.hasPrefix("migrated \(piped) from version 0 to 2"), "\(lines.output)")
+        #expect(!lines.errors.contains("migration step"), "the store's info lines stay off by default: \(lines.errors)")
+
+        // The 15 oddly spaced names and cities of the CSV, tidied; every other row as imported.
+        let store = try SQLiteStore(path: piped)
+        let airports = try await store.repository(Airport.self).fetchAll()
+        #expect(airports.count == 28_298)
+        #expect(airports.first { $0.icao == "LOXT" }?.name == "Brumowski Air Base")
+        #expect(airports.first { $0.icao == "EPGI" }?.name == "Grudziądz-Lisie Kąty Airport")
+        #expect(airports.first { $0.icao == "LIRJ" }?.city == "Marina Di Campo")
+        let byCode = Dictionary(uniqueKeysWithValues: bundledAirports.map { ($0.icao, $0) })
+        let changed = airports.filter { $0 != byCode[$0.icao] }.map(\.icao).sorted()
+        let spaced = bundledAirports.filter { airport in
+            [airport.name, airport.city ?? ""].contains {
+                $0 != $0.trimmingCharacters(in: .whitespaces) || $0.contains("  ")
+            }
+        }.map(\.icao).sorted()
+        #expect(changed == spaced)
+        #expect(spaced.count == 15)
+
+        let again = try await runProcess(binary, ["migrate", "--store", piped])
+        #expect(again.status == 0)
+        #expect(again.output == "\(piped) is at version 2: nothing to do\n", "\(again.output)")
+        let down = try await runProcess(binary, ["migrate", "--store", piped, "--to", "1"])
+        #expect(down.status == 1)
+        #expect(down.errors.contains("irreversible"), "\(down.errors)")
+        let wrong = try await runProcess(binary, ["migrate", "--store", piped, "--to", "7"])
+        #expect(wrong.status == 2)
+        #expect(wrong.errors.contains("--to takes a version from 0 to 2"), "\(wrong.errors)")
+    }
+
+    @Test("AIRPORTS_LOG_LEVEL=trace shows every statement Depot sends, with its duration, on standard error")
+    func traceLog() async throws {
+        let path = try await Self.storePath.value
+        let traced = try await runProcess(
+            try airportsBinary(), ["query", "--store", path, "--country", "NO", "--limit", "1"],
+            environment: ["AIRPORTS_LOG_LEVEL": "trace"])
+        #expect(traced.status == 0, "\(traced.errors)")
+        #expect(traced.errors.contains("SELECT"), "\(traced.errors)")
+        #expect(traced.errors.contains("duration_ms="), "\(traced.errors)")
+        #expect(
+            traced.errors.contains("[1 value redacted]") || traced.errors.contains("values redacted]"),
+            "\(traced.errors)")
+        let plain = try await runProcess(
+            try airportsBinary(), ["query", "--store", path, "--country", "NO", "--limit", "1"])
+        #expect(plain.status == 0)
+        #expect(!plain.errors.contains("SELECT"), "\(plain.errors)")
+    }
+
     @Test("serve takes its settings from the environment, answers /health, and stops cleanly on SIGTERM")
     func serveAsAService() async throws {
         let path = try await Self.storePath.value

@@ -38,9 +38,12 @@ extension MigrationTransactions {
 /// checks, one transaction per step with the lock taken and the ledger read again under it.
 /// The same driver for every store, so every store refuses, skips and reports alike.
 package enum MigrationRunner {
+    /// Brings `store` to `target`, reporting to `progress` after each step and, with
+    /// `reportingRows`, after each batch a data step reads (``MigrationProgress/rows``; its total
+    /// costs a count, so only when someone shows it).
     package static func migrate(
         _ migrations: Migrations, to target: Int?, on store: some MigrationTransactions,
-        progress: (@Sendable (MigrationProgress) -> Void)?
+        progress: (@Sendable (MigrationProgress) -> Void)?, reportingRows: Bool = true
     ) async throws -> MigrationOutcome {
         try migrations.checkNames()
         let target = target ?? migrations.latestVersion
@@ -60,8 +63,9 @@ package enum MigrationRunner {
         if start < target {
             for version in (start + 1)...target {
                 let step = migrations.steps[version - 1]
-                let rows = progress.map { progress in
-                    { @Sendable (read: Int, of: Int) in
+                var rows: (@Sendable (Int, Int) -> Void)?
+                if let progress, reportingRows {
+                    rows = { read, of in
                         progress(
                             MigrationProgress(
                                 done: version - start - 1, total: total, step: step.name,

@@ -39,10 +39,12 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     ) async throws -> MigrationOutcome {
         defer { schemaChanged() }
         let logger = instruments.logging.logger
-        let outcome = try await MigrationRunner.migrate(migrations, to: target, on: self) { step in
-            logger.info("migration step \(step.done) of \(step.total): \(step.step)")
-            progress?(step)
-        }
+        let outcome = try await MigrationRunner.migrate(
+            migrations, to: target, on: self,
+            progress: { step in
+                if step.rows == nil { logger.info("migration step \(step.done) of \(step.total): \(step.step)") }
+                progress?(step)
+            }, reportingRows: progress != nil)
         logger.info(
             "migrated from version \(outcome.from) to \(outcome.to)",
             metadata: ["steps": .array(outcome.steps.map { .string($0) })])

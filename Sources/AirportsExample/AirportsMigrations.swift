@@ -1,0 +1,61 @@
+import Depot
+import Foundation
+
+/// The example's schema, version by version: what `airports migrate` brings a store to.
+///
+/// | Version | Step |
+/// | --- | --- |
+/// | 1 | `1 airports`: the `airports` table (a store an import or a sync made already has it: the step adopts it) |
+/// | 2 | `2 tidy names`: names and cities lose leading and trailing white space, and runs of it inside become one space (15 of the bundled airports have them, `LOXT`'s "Brumowski  Air Base" among them), read and written 2,000 airports at a time |
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "airports.sqlite")
+/// let outcome = try await AirportsMigrations.run(on: store) { progress in
+///     print(progress.phase, progress.done, progress.total ?? 0)   // "2 tidy names" 2000 28298 …
+/// }
+/// // outcome.steps == ["1 airports", "2 tidy names"] on a store imported before
+/// ```
+public enum AirportsMigrations {
+    /// The steps, oldest first.
+    public static let all = Migrations([
+        Migration("1 airports", [.createTable(Airport.self)]),
+        Migration(
+            "2 tidy names",
+            [
+                .data("trim names and cities and collapse runs of spaces") { tx in
+                    let airports = tx.repository(Airport.self)
+                    for try await batch in airports.batches(of: 2_000) {
+                        let tidied = batch.compactMap { airport -> Airport? in
+                            var tidy = airport
+                            tidy.name = Self.tidy(airport.name)
+                            tidy.city = airport.city.map(Self.tidy)
+                            return tidy == airport ? nil : tidy
+                        }
+                        if !tidied.isEmpty { try await airports.upsert(tidied) }
+                    }
+                }
+            ], down: .irreversible),
+    ])
+
+    /// Brings `store` to `version` (the latest when `nil`), reporting each step that works through
+    /// rows as a phase named after the step, counted in airports.
+    ///
+    /// - Throws: `DepotError` of kind `.migration` naming the step that failed (the store stays at
+    ///   the version before it), or a version outside 0…``all``'s latest; going below version 2
+    ///   fails, as that step cannot be undone.
+    public static func run(
+        on store: some MigratableStore, to version: Int? = nil,
+        progress: (@Sendable (WorkProgress) -> Void)? = nil
+    ) async throws -> MigrationOutcome {
+        guard let progress else { return try await store.migrate(all, to: version) }
+        return try await store.migrate(all, to: version) { migration in
+            guard let rows = migration.rows else { return }
+            progress(WorkProgress(phase: migration.step, done: rows.done, total: rows.total, unit: "airports"))
+        }
+    }
+
+    /// `text` without leading and trailing white space, each run of white space inside it one space.
+    static func tidy(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}
