@@ -19,6 +19,7 @@ public enum SQLMetricsChecks {
         "statements are counted and timed by operation; rows read and written are counted",
         "commits and rollbacks are counted and timed, and so is the wait for the write lock",
         "a failed statement is counted by its error's kind",
+        "observers' re-queries are counted and timed, with their latency from the commit",
     ]
 
     /// Runs the check for `behaviour` (one of ``behaviours``) on stores `open` gives; `system` is
@@ -33,6 +34,7 @@ public enum SQLMetricsChecks {
             case 0: try await statementsAndRows(store, metrics, base)
             case 1: try await transactions(store, metrics, base)
             case 2: try await failures(store, metrics, base)
+            case 3: try await observation(store, metrics, base)
             default: Issue.record("no metrics check pins down '\(behaviour)'")
             }
         }
@@ -82,6 +84,27 @@ public enum SQLMetricsChecks {
         #expect(try metrics.expectTimer("depot_transaction_duration_seconds", base).values.count >= 2)
         #expect(try metrics.expectTimer("depot_write_lock_wait_seconds", base).values.count >= 2)
         #expect(try await store.repository(TestAirport.self).count() == TestAirport.sample.count)
+    }
+
+    static func observation<Engine: SQLEngine>(
+        _ store: SQLStore<Engine>, _ metrics: TestMetrics, _ base: [(String, String)]
+    ) async throws {
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport.sample)
+        var results = airports.observe(where: \.country == "NO").makeAsyncIterator()
+        let first = try #require(try await results.next())
+        #expect(metrics.counterTotal(label: "depot_observation_requeries_total", dimensions: base) == 1)
+        #expect(
+            try metrics.expectTimer("depot_observation_latency_seconds", base).values.isEmpty,
+            "a first result follows no commit")
+        try await airports.insert(TestAirport(icao: "QQQQ", name: "Added", country: "NO"))
+        let second = try #require(try await results.next())
+        #expect(second.count == first.count + 1)
+        #expect(metrics.counterTotal(label: "depot_observation_requeries_total", dimensions: base) == 2)
+        let requeries = try metrics.expectTimer("depot_observation_requery_duration_seconds", base)
+        #expect(requeries.values.count == 2 && requeries.values.allSatisfy { $0 >= 0 })
+        let latency = try metrics.expectTimer("depot_observation_latency_seconds", base)
+        #expect(latency.values.count == 1 && latency.values.allSatisfy { $0 > 0 })
     }
 
     static func failures<Engine: SQLEngine>(

@@ -17,9 +17,15 @@ final class ObservationHub: Sendable {
         var signals: [ObjectIdentifier: (tables: Set<String>, signal: CommitSignal)] = [:]
         var shared: [SelectQuery: Shared] = [:]
         var observers: [SelectQuery: Int] = [:]
+        /// When a commit touching each table (or, for `epoch`, any table) was announced: kept only
+        /// for a store that reports observation metrics.
+        var committedAt: [String: ContinuousClock.Instant] = [:]
+        var epochAt: ContinuousClock.Instant?
     }
 
     let store: any Store
+    /// Where re-queries are reported, when the store measures them.
+    private let reporting: (any ObservationReporting)?
     private let state = Mutex(State())
     /// One re-query at a time per store: however many observers wake, they use one core at most
     /// for their queries, and the writer keeps the other (observers never starve the writer).
@@ -43,6 +49,7 @@ final class ObservationHub: Sendable {
 
     private init(store: any Store) {
         self.store = store
+        reporting = (store as? any ObservationReporting).flatMap { $0.isReportingObservations ? $0 : nil }
         let commits = store.commits()
         let task = Task { [weak self] in
             for await commit in commits {
@@ -59,9 +66,14 @@ final class ObservationHub: Sendable {
     }
 
     private func received(_ commit: StoreCommit) {
+        let now = reporting == nil ? nil : ContinuousClock.now
         let woken = state.withLock { state -> [CommitSignal] in
             for table in commit.tables { state.generations[table, default: 0] += 1 }
             if commit.mayHaveChangedAnything { state.epoch += 1 }
+            if let now {
+                for table in commit.tables { state.committedAt[table] = now }
+                if commit.mayHaveChangedAnything { state.epochAt = now }
+            }
             return state.signals.values.filter { commit.mayHaveChanged(anyOf: $0.tables) }.map(\.signal)
         }
         for signal in woken { signal.bump() }
@@ -116,10 +128,25 @@ final class ObservationHub: Sendable {
                 return shared.task
             }
             let requeries = requeries
+            let reporting = reporting
+            // A query run again after commits (not an observation's first result) measures how
+            // long after the newest commit it reflects its result was ready.
+            var commit: ContinuousClock.Instant?
+            if reporting != nil, state.shared[query] != nil {
+                commit = (query.tables.compactMap { state.committedAt[$0.name] } + [state.epochAt].compactMap { $0 })
+                    .max()
+            }
+            let since = commit
             let task = Task { () throws -> [Row] in
+                let started = reporting == nil ? nil : ContinuousClock.now
                 try await requeries.lock()
                 defer { requeries.unlock() }
-                return try await store.fetch(query) { $0 }
+                let rows = try await store.fetch(query) { $0 }
+                if let reporting, let started {
+                    let ended = ContinuousClock.now
+                    reporting.observationRequeried(duration: ended - started, sinceCommit: since.map { ended - $0 })
+                }
+                return rows
             }
             state.shared[query] = Shared(generation: generation, epoch: epoch, task: task)
             return task

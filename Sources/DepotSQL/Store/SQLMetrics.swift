@@ -17,6 +17,9 @@ import Synchronization
 /// | `depot_write_lock_wait_seconds` | timer | `system` | how long a transaction waited for the store's turn |
 /// | `depot_pool_connections_in_use` | gauge | `system` | PostgreSQL: pooled connections lent out |
 /// | `depot_pool_wait_seconds` | timer | `system` | PostgreSQL: how long a call waited for a connection |
+/// | `depot_observation_requeries_total` | counter | `system` | queries observers share, run again after a commit (or for a first result) |
+/// | `depot_observation_requery_duration_seconds` | timer | `system` | how long each took, its wait for the store's one re-query at a time included |
+/// | `depot_observation_latency_seconds` | timer | `system` | from the store announcing a commit to the new result of an observed query it touched |
 ///
 /// `system` is `sqlite` or `postgresql`; ``dimensions`` come on top (say, which database). The
 /// metrics are made when the store is made, through the factory swift-metrics is bootstrapped
@@ -62,6 +65,9 @@ package final class SQLMeters: Sendable {
     private let rollbacks: Counter
     private let transactionDuration: Timer
     private let lockWait: Timer
+    private let requeries: Counter
+    private let requeryDuration: Timer
+    private let observationLatency: Timer
     private let errors: Mutex<[String: Counter]>
     private let settings: SQLMetrics
     private let system: (String, String)
@@ -89,6 +95,10 @@ package final class SQLMeters: Sendable {
             label: "depot_transactions_total", dimensions: base + [("outcome", "rollback")], factory: factory)
         transactionDuration = Timer(label: "depot_transaction_duration_seconds", dimensions: base, factory: factory)
         lockWait = Timer(label: "depot_write_lock_wait_seconds", dimensions: base, factory: factory)
+        requeries = Counter(label: "depot_observation_requeries_total", dimensions: base, factory: factory)
+        requeryDuration = Timer(
+            label: "depot_observation_requery_duration_seconds", dimensions: base, factory: factory)
+        observationLatency = Timer(label: "depot_observation_latency_seconds", dimensions: base, factory: factory)
         errors = Mutex([:])
     }
 
@@ -126,6 +136,15 @@ package final class SQLMeters: Sendable {
         guard isEnabled else { return }
         (committed ? commits : rollbacks).increment()
         transactionDuration.record(duration: elapsed)
+    }
+
+    /// Observers' shared query ran again, taking `elapsed`, its result ready `sinceCommit` after
+    /// the commit that woke it.
+    package func requeried(_ elapsed: Duration, sinceCommit: Duration?) {
+        guard isEnabled else { return }
+        requeries.increment()
+        requeryDuration.record(duration: elapsed)
+        if let sinceCommit { observationLatency.record(duration: sinceCommit) }
     }
 
     /// A transaction waited `elapsed` for the store's write lock.

@@ -335,3 +335,13 @@ struct TransactionOutcome<T: Sendable>: Sendable {
     var touched: Set<String>
     var created: Set<TableDescription>
 }
+
+extension SQLStore: ObservationReporting {
+    /// Whether observers' re-queries are measured: when the store has metrics (``SQLMetrics``).
+    public var isReportingObservations: Bool { instruments.isEnabled && instruments.meters.isEnabled }
+
+    /// Counts and times a re-query of observers (``SQLMetrics``: `depot_observation_…`).
+    public func observationRequeried(duration: Duration, sinceCommit: Duration?) {
+        instruments.meters.requeried(duration, sinceCommit: sinceCommit)
+    }
+}
