@@ -1,0 +1,89 @@
+import Depot
+import DepotTesting
+import Foundation
+
+/// Random airports, writes and queries over them, from a small pool of tricky values: the stores'
+/// agreement tests (in-memory against SQLite, and all three with PostgreSQL) draw from it. Seeded:
+/// the same seed gives the same sequence.
+public struct QueryFuzzer: Sendable {
+    /// The generator; a test reads its seed to report it.
+    public var random: SplitMix64
+
+    /// A fuzzer drawing from `random`.
+    public init(random: SplitMix64) {
+        self.random = random
+    }
+
+    /// Texts that fold, compose, escape or sort in surprising ways.
+    public let texts = [
+        "", "a", "A", "ab", "B", "Z", "z", "é", "e\u{301}", "É", "Å", "Straße", "STRASSE", "São", "SÃO", "100%", "_x",
+        "x_", "İ", "ı", "ﬁ", "Oslo", "oslo", "OSLO", "Ωmega", "ω", "ς", "Σ", "σ", "ß", "ẞ", "ǅ", "👍🏽", "e\u{301}\u{302}",
+        "\u{1C80}", "ΐ",
+    ]
+    /// Numbers at the edges: negative zero, subnormals, extremes, infinities.
+    public let numbers: [Double] = [
+        -1000, -3.25, -0.0, 0, 0.5, 1, 2, 681, 681.5, 5431, 1e9, .leastNonzeroMagnitude, -.leastNormalMagnitude,
+        .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .infinity, -.infinity,
+    ]
+
+    /// One of `values`.
+    public mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+    /// True `percent` times in 100.
+    public mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    /// An airport whose key starts `K<index>`.
+    public mutating func airport(_ index: Int) -> TestAirport {
+        TestAirport(
+            icao: "K\(index)" + (chance(20) ? pick(texts) : ""), iata: chance(30) ? nil : pick(texts),
+            name: pick(texts) + pick(texts),
+            city: chance(25) ? nil : pick(texts), country: pick(["NO", "SE", "no", "DE"]), elevation: pick(numbers),
+            latitude: Double(Int.random(in: -89...89, using: &random)) + 0.5,
+            longitude: Double(Int.random(in: -179...179, using: &random)) + 0.25)
+    }
+
+    /// A filter of nested conditions, up to about four levels deep.
+    public mutating func filter(depth: Int = 0) -> Filter<TestAirport> {
+        switch Int.random(in: 0..<(depth > 2 ? 9 : 12), using: &random) {
+        case 0: return \.elevation > pick(numbers)
+        case 1: return \.elevation <= pick(numbers)
+        case 2: return \.name < pick(texts)
+        case 3: return \.iata == pick(texts)
+        case 4: return \.iata != pick(texts)
+        case 5: return chance(50) ? \.iata == nil : \.city != nil
+        case 6:
+            return .in(
+                \.country, (0..<Int.random(in: 0..<3, using: &random)).map { _ in pick(["NO", "SE", "no", "XX"]) })
+        case 7:
+            let matching: TextMatching = chance(50) ? .caseInsensitive : .caseSensitive
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: return .contains(\.name, pick(texts), matching)
+            case 1: return .hasPrefix(\.city, pick(texts), matching)
+            default: return .hasSuffix(\.name, pick(texts), matching)
+            }
+        case 8: return .in(\.iata, [pick(texts), pick(texts)])
+        case 9: return filter(depth: depth + 1) && filter(depth: depth + 1)
+        case 10: return filter(depth: depth + 1) || filter(depth: depth + 1)
+        default: return !filter(depth: depth + 1)
+        }
+    }
+
+    /// Up to two order terms (the key always ends the order).
+    public mutating func ordering() -> [Ordering<TestAirport>] {
+        var terms: [Ordering<TestAirport>] = []
+        for _ in 0..<Int.random(in: 0..<3, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: terms.append(.ascending(\.name))
+            case 1: terms.append(.descending(\.iata))
+            case 2: terms.append(.ascending(\.city))
+            case 3: terms.append(.descending(\.elevation))
+            case 4: terms.append(.ascending(\.country))
+            default:
+                terms.append(
+                    .nearest(
+                        to: Coordinate(latitude: pick([0, 45.5, -60]), longitude: pick([0, 10.75, -120])),
+                        latitude: \.latitude, longitude: \.longitude))
+            }
+        }
+        return terms
+    }
+}
