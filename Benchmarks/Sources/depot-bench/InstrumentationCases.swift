@@ -51,12 +51,15 @@ enum InstrumentationCases {
         _ work: @escaping (Repository<BenchAirport>) async throws -> Void
     ) async throws -> BenchResult? {
         if !selected(name) { return nil }
+        let aa = CommandLine.arguments.contains("--aa")
         func side(instrumented: Bool) -> () async throws -> Double {
             {
                 let path = scratchPath()
                 defer { removeDatabase(path) }
                 try await SQLiteStore(path: path).repository(BenchAirport.self).insert(rows)
-                let store = instrumented ? try SQLiteStore(path: path) : try SQLiteStore(uninstrumentedPath: path)
+                // --aa: both sides without instruments, for this machine's noise floor.
+                let store =
+                    instrumented && !aa ? try SQLiteStore(path: path) : try SQLiteStore(uninstrumentedPath: path)
                 let repository = store.repository(BenchAirport.self)
                 _ = try await repository.count()  // the one-time table check, outside the clock
                 return try await BenchHarness.time { try await work(repository) }
@@ -65,7 +68,7 @@ enum InstrumentationCases {
         let runs = try await BenchHarness.interleave(
             rounds: 9, [side(instrumented: true), side(instrumented: false)])
         return BenchResult(
-            case: name, backend: "sqlite", n: n, subject: "depot (default instruments)",
+            case: name, backend: "sqlite", n: n, subject: aa ? "depot (none, A/A)" : "depot (default instruments)",
             medianMilliseconds: BenchHarness.median(runs[0]), baseline: "depot (none)",
             baselineMedianMilliseconds: BenchHarness.median(runs[1]))
     }
