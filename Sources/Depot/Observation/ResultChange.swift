@@ -38,11 +38,23 @@ public struct ResultChange<Element: Sendable>: Sendable {
     }
 
     /// Applies this change to the previous result, as a list UI would; the outcome equals ``result``.
+    ///
+    /// `previous` must be the result this change follows (the one delivered before it). Given
+    /// another array, whose size does not fit the change's positions, it returns ``result``
+    /// itself rather than index out of bounds.
     public func applied(to previous: [Element]) -> [Element] {
         let gone = Set(removed).union(moved.map(\.from))
+        let kept = previous.count - gone.count
+        let positions = inserted + moved.map(\.to) + updated
+        guard gone.allSatisfy({ previous.indices.contains($0) }), positions.allSatisfy({ result.indices.contains($0) }),
+            kept + inserted.count + moved.count == result.count
+        else { return result }
         var rows = previous.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
         let arriving = (inserted.map { ($0, result[$0]) } + moved.map { ($0.to, result[$0.to]) }).sorted { $0.0 < $1.0 }
-        for (index, element) in arriving { rows.insert(element, at: index) }
+        for (index, element) in arriving {
+            guard index <= rows.count else { return result }
+            rows.insert(element, at: index)
+        }
         for index in updated { rows[index] = result[index] }
         return rows
     }

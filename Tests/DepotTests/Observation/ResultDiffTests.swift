@@ -25,6 +25,19 @@ struct ResultDiffTests {
         #expect(change.applied(to: old.map(\.0)) == new.map(\.0))
     }
 
+    @Test("a change applied to a result it does not follow gives its own result instead of trapping")
+    func appliedToTheWrongResult() {
+        let old = [("a", 1), ("b", 1), ("c", 1), ("d", 1)]
+        let new = [("d", 1), ("a", 2), ("c", 1), ("e", 1)]
+        let change = change(old, new, result: new.map(\.0))
+        #expect(change.applied(to: []) == ["d", "a", "c", "e"])
+        #expect(change.applied(to: ["a"]) == ["d", "a", "c", "e"])
+        #expect(change.applied(to: ["a", "b", "c", "d", "x", "y"]) == ["d", "a", "c", "e"])
+        var malformed = change
+        malformed.inserted = [9]
+        #expect(malformed.applied(to: old.map(\.0)) == ["d", "a", "c", "e"])
+    }
+
     @Test("applying the diff of random results rebuilds the new result")
     func randomProperty() {
         var generator = SystemRandomNumberGenerator()
