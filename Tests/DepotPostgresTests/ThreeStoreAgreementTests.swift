@@ -4,6 +4,7 @@ import DepotSQLite
 import DepotTestSupport
 import DepotTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// The in-memory, SQLite and PostgreSQL stores given the same random writes and asked the same
@@ -55,6 +56,21 @@ struct ThreeStoreAgreementTests {
         var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
         try await PostgresTestServer.withStore { postgres in
             let stores = Stores(memory: InMemoryStore(), sqlite: try SQLiteStore.temporary(), postgres: postgres)
+            // Observers on every store, from before the first write: each change they deliver, applied
+            // to the result before it, must give the result it carries.
+            let observed = (0..<3).map { _ in
+                Query(
+                    filter: fuzzer.filter(depth: 2), ordering: fuzzer.ordering(),
+                    limit: fuzzer.chance(50) ? Int.random(in: 1...30, using: &fuzzer.random) : nil, offset: nil)
+            }
+            let watched = WatchedResults()
+            var watchers: [Task<Void, Never>] = []
+            for (name, store) in stores.all {
+                for (index, query) in observed.enumerated() {
+                    watchers.append(watched.watch("\(name) #\(index)", store, query))
+                }
+            }
+            defer { for watcher in watchers { watcher.cancel() } }
             var nextKey = 0
             var queries = 0
             for step in 0..<40 {
@@ -97,6 +113,66 @@ struct ThreeStoreAgreementTests {
                 }
             }
             #expect(queries == 10_000)
+
+            // Every observer ends on the stores' final answer, having delivered only consistent changes.
+            for (name, store) in stores.all {
+                for (index, query) in observed.enumerated() {
+                    let key = "\(name) #\(index)"
+                    let fresh = try await store.repository(TestAirport.self)
+                        .fetch(where: query.filter, orderBy: query.ordering, limit: query.limit)
+                    #expect(
+                        await eventually { watched.latest(key) == fresh },
+                        "seed \(seed): the observer \(key) of \(query) ends on \(watched.latest(key)?.map(\.icao) ?? []), a fetch gives \(fresh.map(\.icao))"
+                    )
+                }
+            }
+            #expect(watched.violations.isEmpty, "seed \(seed): \(watched.violations)")
+            #expect(watched.deliveries > observed.count * 3, "the observers saw changes")
+        }
+    }
+
+    /// What the observers delivered: each one's latest result, and any change that did not add up.
+    final class WatchedResults: Sendable {
+        private struct State {
+            var latest: [String: [TestAirport]] = [:]
+            var violations: [String] = []
+            var deliveries = 0
+        }
+        private let state = Mutex(State())
+
+        func latest(_ key: String) -> [TestAirport]? { state.withLock { $0.latest[key] } }
+        var violations: [String] { state.withLock { $0.violations } }
+        var deliveries: Int { state.withLock { $0.deliveries } }
+
+        /// Observes `query` on `store` under `key` until cancelled.
+        func watch(_ key: String, _ store: any Store, _ query: Query) -> Task<Void, Never> {
+            let changes = store.repository(TestAirport.self)
+                .changes(where: query.filter, orderBy: query.ordering, limit: query.limit)
+            return Task {
+                var previous: [TestAirport] = []
+                do {
+                    for try await change in changes {
+                        // The change must fit the result before it (applied(to:) answers the new
+                        // result itself for one that does not), and then lead to the new one.
+                        let fits =
+                            change.removed.allSatisfy { previous.indices.contains($0) }
+                            && previous.count - change.removed.count + change.inserted.count == change.result.count
+                        let applied = fits ? change.applied(to: previous) : []
+                        state.withLock { state in
+                            state.deliveries += 1
+                            state.latest[key] = change.result
+                            if !fits || applied != change.result {
+                                state.violations.append(
+                                    "\(key): a change applied to \(previous.map(\.icao)) gives \(applied.map(\.icao)), "
+                                        + "not its result \(change.result.map(\.icao))")
+                            }
+                        }
+                        previous = change.result
+                    }
+                } catch {
+                    state.withLock { $0.violations.append("\(key): the observation failed: \(error)") }
+                }
+            }
         }
     }
 
