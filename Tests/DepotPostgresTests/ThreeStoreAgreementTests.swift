@@ -282,12 +282,3 @@ struct ThreeStoreAgreementTests {
         return try #require(result)
     }
 }
-
-extension Array {
-    /// The elements mapped one after another by an async `transform`.
-    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var mapped: [T] = []
-        for element in self { mapped.append(try await transform(element)) }
-        return mapped
-    }
-}
