@@ -30,7 +30,7 @@ struct ThreeStoreTypesAgreementTests {
         let decimal: [Decimal] = [
             "-99999999999999999999999999999.9", "-1", "-0.000000000000000000000000000001", "0", "0.1", "0.10",
             "1", "12345678901234567890.1234567890", "99999999999999999999999999999.9",
-        ].map { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX"))! }
+        ].compactMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
         let date: [Date] = [
             -979_541_767_000_001, -125, 0, 1, 721_692_800_000_250, 4_102_444_800_000_000,
         ].map { Date(microseconds: $0) }
@@ -39,7 +39,7 @@ struct ThreeStoreTypesAgreementTests {
             "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001",
             "123E4567-E89B-12D3-A456-426614174000", "80000000-0000-0000-0000-000000000000",
             "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
-        ].map { UUID(uuidString: $0)! }
+        ].compactMap { UUID(uuidString: $0) }
         let surface: [Surface] = [.asphalt, .grass, .gravel]
     }
 
