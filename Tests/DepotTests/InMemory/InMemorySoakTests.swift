@@ -1,0 +1,14 @@
+import Depot
+import DepotTestSupport
+import Testing
+
+@Suite("In-memory store soak", .timeLimit(.minutes(10)))
+struct InMemorySoakTests {
+    @Test(
+        "8 writers moving money, 8 readers summing and 2 observers at once: no torn total, no lost transfer, no error, observers end on the final state"
+    )
+    func soak() async throws {
+        let report = try await SoakChecks.run(on: InMemoryStore())
+        print("in-memory soak: \(report)")
+    }
+}
