@@ -37,12 +37,13 @@ struct Airports: AsyncParsableCommand {
     /// Parses and runs a command; a usage error exits with 2, a failure with 1 and prints one
     /// sentence (a `DepotError`'s or `HTTPError`'s message, not its debug form).
     static func main() async {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
-        }
         do {
+            let level = try logLevel()
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
@@ -67,10 +68,16 @@ struct Airports: AsyncParsableCommand {
     /// How much Depot and the server log on standard error: `AIRPORTS_LOG_LEVEL` (`trace` shows
     /// every statement with its duration, `debug` transactions, `info` migration steps), else
     /// `warning` (slow statements and failures), so that progress and results stay readable.
-    static let logLevel: Logger.Level =
-        environment("AIRPORTS_LOG_LEVEL").flatMap {
-            Logger.Level(rawValue: $0.lowercased())
-        } ?? .warning
+    ///
+    /// - Throws: A usage error naming the variable when it is set to no level swift-log knows.
+    static func logLevel() throws -> Logger.Level {
+        guard let text = environment("AIRPORTS_LOG_LEVEL") else { return .warning }
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("AIRPORTS_LOG_LEVEL must be one of \(levels), e.g. trace (got '\(text)')")
+        }
+        return level
+    }
 
     /// What `airports` exits with when its command line is wrong (the argument parser's own default
     /// is 64, `EX_USAGE`).

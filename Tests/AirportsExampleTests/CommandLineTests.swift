@@ -205,7 +205,9 @@ struct CommandLineTests {
         #expect(wrong.errors.contains("--to takes a version from 0 to 2"), "\(wrong.errors)")
     }
 
-    @Test("AIRPORTS_LOG_LEVEL=trace shows every statement Depot sends, with its duration, on standard error")
+    @Test(
+        "AIRPORTS_LOG_LEVEL=trace shows every statement Depot sends, with its duration, on standard error; a level swift-log does not know is a usage error naming the variable"
+    )
     func traceLog() async throws {
         let path = try await Self.storePath.value
         let traced = try await runProcess(
@@ -221,6 +223,12 @@ struct CommandLineTests {
             try airportsBinary(), ["query", "--store", path, "--country", "NO", "--limit", "1"])
         #expect(plain.status == 0)
         #expect(!plain.errors.contains("SELECT"), "\(plain.errors)")
+        let loud = try await runProcess(
+            try airportsBinary(), ["query", "--store", path, "--limit", "1"],
+            environment: ["AIRPORTS_LOG_LEVEL": "loud"])
+        #expect(loud.status == 2)
+        #expect(loud.errors.contains("AIRPORTS_LOG_LEVEL must be one of trace, debug"), "\(loud.errors)")
+        #expect(loud.errors.contains("(got 'loud')"), "\(loud.errors)")
     }
 
     @Test("serve takes its settings from the environment, answers /health, and stops cleanly on SIGTERM")
