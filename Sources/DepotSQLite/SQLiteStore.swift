@@ -49,21 +49,23 @@ extension SQLStore where Engine == SQLiteEngine {
         path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite"),
         metrics: SQLMetrics = SQLMetrics(), tracing: SQLTracing = .bootstrapped
     ) throws {
+        try self.init(
+            path: path, busyTimeout: busyTimeout, logging: logging, metrics: metrics, tracing: tracing,
+            instrumented: true)
+    }
+
+    /// ``init(path:busyTimeout:logging:metrics:tracing:)``; with `instrumented` false, a store that
+    /// never calls its log, metrics or tracer: the baseline the benchmarks measure the default
+    /// (no-op) instruments against.
+    @_spi(Benchmarks) public convenience init(
+        path: String, busyTimeout: Duration = .seconds(10), logging: SQLLogging = .standard(label: "depot.sqlite"),
+        metrics: SQLMetrics = SQLMetrics(), tracing: SQLTracing = .bootstrapped, instrumented: Bool
+    ) throws {
         self.init(
             engine: try SQLiteEngine(
                 path: path, busyTimeout: busyTimeout, removesFolderOnDeinit: false, logging: logging,
-                metrics: metrics, tracing: tracing))
-    }
-
-    /// The store of ``init(path:busyTimeout:logging:metrics:tracing:)`` with its defaults, except
-    /// that it never calls its log, metrics or tracer: the baseline the benchmarks measure the
-    /// default (no-op) instruments against.
-    @_spi(Benchmarks) public convenience init(uninstrumentedPath path: String) throws {
-        self.init(
-            engine: try SQLiteEngine(
-                path: path, busyTimeout: .seconds(10), removesFolderOnDeinit: false,
-                logging: .standard(label: "depot.sqlite"), metrics: SQLMetrics(), tracing: .bootstrapped),
-            instrumented: false)
+                metrics: metrics, tracing: tracing),
+            instrumented: instrumented)
     }
 
     /// A private database in a new temporary file, deleted when the store is released:

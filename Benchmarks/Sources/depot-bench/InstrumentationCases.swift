@@ -58,8 +58,7 @@ enum InstrumentationCases {
                 defer { removeDatabase(path) }
                 try await SQLiteStore(path: path).repository(BenchAirport.self).insert(rows)
                 // --aa: both sides without instruments, for this machine's noise floor.
-                let store =
-                    instrumented && !aa ? try SQLiteStore(path: path) : try SQLiteStore(uninstrumentedPath: path)
+                let store = try SQLiteStore(path: path, instrumented: instrumented && !aa)
                 let repository = store.repository(BenchAirport.self)
                 _ = try await repository.count()  // the one-time table check, outside the clock
                 return try await BenchHarness.time { try await work(repository) }

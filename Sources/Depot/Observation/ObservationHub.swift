@@ -131,12 +131,10 @@ final class ObservationHub: Sendable {
             let reporting = reporting
             // A query run again after commits (not an observation's first result) measures how
             // long after the newest commit it reflects its result was ready.
-            var commit: ContinuousClock.Instant?
-            if reporting != nil, state.shared[query] != nil {
-                commit = (query.tables.compactMap { state.committedAt[$0.name] } + [state.epochAt].compactMap { $0 })
-                    .max()
-            }
-            let since = commit
+            let since =
+                reporting == nil || state.shared[query] == nil
+                ? nil
+                : (query.tables.compactMap { state.committedAt[$0.name] } + [state.epochAt].compactMap { $0 }).max()
             let task = Task { () throws -> [Row] in
                 let started = reporting == nil ? nil : ContinuousClock.now
                 try await requeries.lock()

@@ -27,23 +27,19 @@ public struct HTTPTracing: Sendable {
     /// The tracer spans go to; `nil` when nothing is traced.
     public var tracer: (any Tracer)?
 
-    /// Spans through `tracer`.
-    public init(tracer: any Tracer) {
+    /// Spans through `tracer`; none when it is `nil`.
+    public init(tracer: (any Tracer)?) {
         self.tracer = tracer
     }
 
     /// No spans and no header fields.
-    public static let disabled = HTTPTracing(nothing: ())
-
-    private init(nothing: Void) {
-        tracer = nil
-    }
+    public static let disabled = HTTPTracing(tracer: nil)
 
     /// Spans through the tracer swift-distributed-tracing is bootstrapped with now (none with its
     /// default no-op tracer).
     public static var bootstrapped: HTTPTracing {
         let tracer = InstrumentationSystem.tracer
-        return tracer is NoOpTracer ? .disabled : HTTPTracing(tracer: tracer)
+        return HTTPTracing(tracer: tracer is NoOpTracer ? nil : tracer)
     }
 
     /// Sends `request` through `send` inside a client span when there is a tracer, with the span's

@@ -137,14 +137,9 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
-        guard instruments.isEnabled else {
-            return try await writeLock.withLock {
-                try await runTransactionInSpan(suspendingForeignKeys: suspendingForeignKeys, body)
-            }
-        }
-        let waiting = ContinuousClock.now
+        let waiting = instruments.isEnabled ? ContinuousClock.now : nil
         return try await writeLock.withLock {
-            instruments.meters.waitedForLock(ContinuousClock.now - waiting)
+            if let waiting { instruments.meters.waitedForLock(ContinuousClock.now - waiting) }
             return try await runTransaction(suspendingForeignKeys: suspendingForeignKeys, body)
         }
     }
