@@ -48,11 +48,10 @@ struct ThreeStoreTypesAgreementTests {
     )
     func everyTypeAgrees() async throws {
         let seed: UInt64 = 2_026_112_6
-        var random = SplitMix64(state: seed)
-        var fuzzer = QueryFuzzer(random: random)
+        var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
         let pools = Pools()
-        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-        func maybe<T>(_ values: [T]) -> T? { Int.random(in: 0..<4, using: &random) == 0 ? nil : pick(values) }
+        func pick<T>(_ values: [T]) -> T { fuzzer.pick(values) }
+        func maybe<T>(_ values: [T]) -> T? { fuzzer.chance(25) ? nil : pick(values) }
         let rows = (0..<120).map { id -> AllTypes in
             var row = AllTypes.extremes[id % AllTypes.extremes.count]
             row.id = id
@@ -68,7 +67,7 @@ struct ThreeStoreTypesAgreementTests {
             row.double = pick(pools.double)
             row.decimal = pick(pools.decimal)
             row.date = pick(pools.date)
-            row.string = fuzzer.pick(fuzzer.texts) + fuzzer.pick(fuzzer.texts)
+            row.string = pick(fuzzer.texts) + pick(fuzzer.texts)
             row.data = pick(pools.data)
             row.uuid = pick(pools.uuid)
             row.surface = pick(pools.surface)
@@ -82,7 +81,7 @@ struct ThreeStoreTypesAgreementTests {
             return row
         }
         func filter(depth: Int = 0) -> Filter<AllTypes> {
-            switch Int.random(in: 0..<(depth > 2 ? 17 : 20), using: &random) {
+            switch Int.random(in: 0..<(depth > 2 ? 17 : 20), using: &fuzzer.random) {
             case 0: return \.int8 < pick(pools.int8)
             case 1: return \.int16 >= pick(pools.int16)
             case 2: return \.int32 > pick(pools.int32)
@@ -112,7 +111,7 @@ struct ThreeStoreTypesAgreementTests {
                 .ascending(\.data), .descending(\.optionalInt), .ascending(\.optionalDecimal),
                 .descending(\.optionalDate), .ascending(\.string), .ascending(\.surface),
             ]
-            return (0..<Int.random(in: 1...3, using: &random)).map { _ in pick(terms) }
+            return (0..<Int.random(in: 1...3, using: &fuzzer.random)).map { _ in pick(terms) }
         }
 
         try await PostgresTestServer.withStore { postgres in
@@ -126,7 +125,8 @@ struct ThreeStoreTypesAgreementTests {
             for round in 0..<1_500 where disagreements.count < 3 {
                 let (where_, order) = (filter(), ordering())
                 let limit: Int? =
-                    Int.random(in: 0..<3, using: &random) == 0 ? Int.random(in: 0..<15, using: &random) : nil
+                    Int.random(in: 0..<3, using: &fuzzer.random) == 0
+                    ? Int.random(in: 0..<15, using: &fuzzer.random) : nil
                 var answers: [[Int]] = []
                 var counts: [Int] = []
                 for (_, store) in stores {

@@ -16,12 +16,17 @@ extension TransportTests {
         return (root, tracer.finishedSpans.filter { $0.traceID == root.traceID && $0.spanID != root.spanID })
     }
 
+    /// A client of the loopback test server on `kind` that traces through a new in-memory tracer.
+    private func tracedClient(_ kind: TransportKind) async throws -> (InMemoryTracer, APIClient) {
+        let tracer = InMemoryTracer()
+        return (tracer, try await kind.client { $0.tracing = HTTPTracing(tracer: tracer) })
+    }
+
     @Test(
         "A call is one client span under the caller's span, with OpenTelemetry's HTTP attributes, and the server receives its context",
         arguments: transports)
     func tracedCall(kind: TransportKind) async throws {
-        let tracer = InMemoryTracer()
-        let client = try await kind.client { $0.tracing = HTTPTracing(tracer: tracer) }
+        let (tracer, client) = try await tracedClient(kind)
         var echo: Echo?
         let (root, spans) = try await traced(tracer) {
             echo = try await client.send(
@@ -52,8 +57,7 @@ extension TransportTests {
         "A retried call is a span per attempt, the later one counting the resend, the failed one marked with its status",
         arguments: transports)
     func tracedRetries(kind: TransportKind) async throws {
-        let tracer = InMemoryTracer()
-        let client = try await kind.client { $0.tracing = HTTPTracing(tracer: tracer) }
+        let (tracer, client) = try await tracedClient(kind)
         let id = UUID().uuidString
         let (root, spans) = try await traced(tracer) {
             try await client.send(Call(.get, "/flaky/\(id)", query: [URLQueryItem(name: "failures", value: "1")]))
@@ -72,8 +76,7 @@ extension TransportTests {
 
     @Test("A redirect is a span of its own, counted as a resend", arguments: transports)
     func tracedRedirect(kind: TransportKind) async throws {
-        let tracer = InMemoryTracer()
-        let client = try await kind.client { $0.tracing = HTTPTracing(tracer: tracer) }
+        let (tracer, client) = try await tracedClient(kind)
         let (_, spans) = try await traced(tracer) {
             try await client.send(Call(.get, "/redirect", query: [URLQueryItem(name: "to", value: "/echo")]))
         }
