@@ -24,6 +24,8 @@ public enum AirportsMigrations {
             [
                 .data("trim names and cities and collapse runs of spaces") { tx in
                     let airports = tx.repository(Airport.self)
+                    // Every row is read: "white space" (tabs, no-break spaces, …) is more than a
+                    // store filter can name; only rows that change are written.
                     for try await batch in airports.batches(of: 2_000) {
                         let tidied = batch.compactMap { airport -> Airport? in
                             var tidy = airport
