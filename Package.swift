@@ -90,6 +90,11 @@ let package = Package(
         .executableTarget(
             name: "depot-migration-probe", dependencies: ["Depot", "DepotSQLite", "DepotPostgres"],
             path: "Tests/depot-migration-probe"),
+        // The process the kill-loop tests kill at random moments (not a product).
+        .executableTarget(
+            name: "depot-kill-probe",
+            dependencies: ["Depot", "DepotSQLite", "DepotPostgres", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/depot-kill-probe"),
         // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
         .target(
             name: "DepotTestSupport",

@@ -95,7 +95,14 @@ public struct PostgresEngineConnection: SQLConnection {
     static let rowsPerStatement = 5_000
 
     /// Runs `body`; PostgreSQL's errors arrive as `DepotError`s.
+    ///
+    /// A connection the server has closed fails at once: PostgresNIO leaves a statement written to a
+    /// closed channel waiting forever (seen as a `ROLLBACK` after the server was stopped or a
+    /// session killed mid-transaction, which hung the transaction and every writer behind it).
     private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        guard !connection.isClosed else {
+            throw DepotError(.connection, "lost the connection to PostgreSQL at \(address) (it is closed)")
+        }
         do {
             return try await body()
         } catch {

@@ -39,13 +39,7 @@ public enum MigrationProbe {
     ///
     /// - Returns: The `depot-migration-probe` built next to the test bundle.
     /// - Throws: A test failure asking to build it first, when it is not there.
-    public static func binary() throws -> URL {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("depot-migration-probe") }
-        return try #require(
-            candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-            "build the depot-migration-probe target first (swift build --build-tests)")
-    }
+    public static func binary() throws -> URL { try testExecutable("depot-migration-probe") }
 
     /// Runs the probe to completion; returns its exit status and output.
     ///
@@ -53,19 +47,7 @@ public enum MigrationProbe {
     /// - Returns: Its exit status, and its standard output and error together.
     /// - Throws: When the probe is not built or cannot be started.
     public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let binary = try binary()
-        return try await offPool {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            let output = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-        }
+        try await runTestExecutable("depot-migration-probe", arguments)
     }
 
     /// Runs the probe with `--pause`, waits until it is inside step 2 (its first half written),
@@ -75,26 +57,7 @@ public enum MigrationProbe {
     /// - Returns: What it printed; it contains `in step 2` when the kill came inside that step.
     /// - Throws: When the probe is not built or cannot be started.
     public static func killInsideStep(_ arguments: [String]) async throws -> String {
-        let binary = try binary()
-        return try await offPool {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = arguments + ["--pause"]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            var printed = ""
-            let handle = out.fileHandleForReading
-            while !printed.contains("in step 2") {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }  // it ended without reaching the pause
-                printed += String(decoding: chunk, as: UTF8.self)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return printed
-        }
+        try await runTestExecutable("depot-migration-probe", arguments + ["--pause"], killAfter: "in step 2").output
     }
 
     /// Checks a store the probe was killed in: still at version 1 — the ledger, the table's
@@ -114,5 +77,61 @@ public enum MigrationProbe {
         let finished = try await run(arguments)
         #expect(finished.status == 0, "\(finished.output)")
         #expect(finished.output.contains("at version 2"))
+    }
+}
+
+/// An executable target of this package built next to the test bundle (the probes the tests run
+/// as child processes).
+///
+/// - Parameter name: The executable's name.
+/// - Returns: Its URL.
+/// - Throws: A test failure asking to build it first, when it is not there.
+public func testExecutable(_ name: String) throws -> URL {
+    let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        .map { $0.appendingPathComponent(name) }
+    return try #require(
+        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "build the \(name) target first (swift build --build-tests)")
+}
+
+/// Runs an executable target of this package (see ``testExecutable(_:)``) and returns its exit
+/// status and what it printed; with `marker`, kills it with SIGKILL `delay` seconds after it has
+/// printed `marker` (or once it ends without printing it).
+///
+/// - Parameters:
+///   - name: The executable's name.
+///   - arguments: Its command line.
+///   - marker: What it prints when it is time to kill it; `nil` lets it run to its end.
+///   - delay: Seconds between `marker` and the kill.
+///   - mergingErrors: Whether its standard error is read with its output (otherwise discarded).
+/// - Returns: Its exit status (SIGKILL's when killed) and what it printed.
+/// - Throws: When it is not built or cannot be started.
+public func runTestExecutable(
+    _ name: String, _ arguments: [String], killAfter marker: String? = nil, delay: Double = 0,
+    mergingErrors: Bool = true
+) async throws -> (status: Int32, output: String) {
+    let binary = try testExecutable(name)
+    return try await offPool {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = mergingErrors ? out : FileHandle.nullDevice
+        try process.run()
+        let handle = out.fileHandleForReading
+        var printed = Data()
+        if let marker {
+            while !String(decoding: printed, as: UTF8.self).contains(marker) {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }  // it ended without printing the marker
+                printed.append(chunk)
+            }
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        printed.append(handle.readDataToEndOfFile())
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
     }
 }

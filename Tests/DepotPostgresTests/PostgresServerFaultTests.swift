@@ -1,0 +1,186 @@
+import Depot
+import DepotPostgres
+import DepotTestSupport
+import DepotTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// A row of the server-fault tests.
+struct FaultRow: Entity, Equatable {
+    var id: Int
+    var note: String
+    static let schema = Schema<FaultRow>("fault_rows", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.note, "note")
+    }
+}
+
+/// The table the interrupted migration creates and fills.
+struct FaultExtra: Entity, Equatable {
+    var id: Int
+    static let schema = Schema<FaultExtra>("fault_extras", primaryKey: \.id) { Column(\.id, "id") }
+}
+
+/// What happens to the server in the middle of the work.
+enum ServerFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Stopped by an administrator (fast shutdown: sessions ended), started again later.
+    case halted
+    /// The postmaster and every process it started killed with SIGKILL, started again later
+    /// (crash recovery from the write-ahead log).
+    case killed
+    /// The sessions in a transaction killed with SIGKILL: the server ends every session and
+    /// restarts on its own.
+    case sessionsCrashed
+
+    var testDescription: String { rawValue }
+}
+
+/// A gate a transaction waits at, so the fault lands while it is open on the server.
+struct Gate: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    init() { (stream, continuation) = AsyncStream.makeStream(of: Void.self) }
+    func wait() async { for await _ in stream { return } }
+    func open() { continuation.yield() }
+}
+
+@Suite(
+    "PostgreSQL server faults", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresServerFaultTests {
+    static let migrations = Migrations([
+        Migration("1 rows", [.createTable(FaultRow.self)])
+    ])
+
+    /// Version 2: a table filled in two halves, the fault landing between them.
+    static func interrupted(_ inside: Gate, _ gate: Gate) -> Migrations {
+        var steps = migrations.steps
+        steps.append(
+            Migration(
+                "2 extras",
+                [
+                    .createTable(FaultExtra.self),
+                    .data("extras") { tx in
+                        try await tx.repository(FaultExtra.self).insert((1...500).map { FaultExtra(id: $0) })
+                        inside.open()
+                        await gate.wait()
+                        try await tx.repository(FaultExtra.self).insert((501...1000).map { FaultExtra(id: $0) })
+                    },
+                ]))
+        return Migrations(steps)
+    }
+
+    @Test(
+        "a server stopped or killed mid-transaction, mid-migration and mid-observation: calls fail with .connection, nothing is half-written, the same stores and observers carry on once it is back",
+        arguments: ServerFault.allCases)
+    func fault(_ fault: ServerFault) async throws {
+        try await ThrowawayCluster.with { cluster in
+            var configuration = try PostgresStore.Configuration(url: cluster.url)
+            configuration.connectTimeout = .seconds(2)
+            let store = PostgresStore(configuration: configuration)
+            let other = PostgresStore(configuration: configuration)  // another process, in effect
+            try await withCleanup { () async throws in
+                try await run(fault, cluster, store, other)
+            } cleanup: {
+                await store.close()
+                await other.close()
+            }
+        }
+    }
+
+    func run(_ fault: ServerFault, _ cluster: ThrowawayCluster, _ store: PostgresStore, _ other: PostgresStore)
+        async throws
+    {
+        let rows = store.repository(FaultRow.self)
+        _ = try await PostgresReconnectTests.whileStalled { try await store.migrate(Self.migrations) }
+        try await rows.insert((1...100).map { FaultRow(id: $0, note: "before") })
+
+        // An observer of the whole table, running through the fault.
+        let observed = Mutex<(rows: [FaultRow], updates: Int, ended: String?)>(([], 0, nil))
+        let observer = Task {
+            do {
+                for try await list in rows.observe(orderBy: [.ascending(\.id)]) {
+                    observed.withLock {
+                        $0.rows = list
+                        $0.updates += 1
+                    }
+                }
+                observed.withLock { $0.ended = "ended" }
+            } catch {
+                observed.withLock { $0.ended = "\(error)" }
+            }
+        }
+        defer { observer.cancel() }
+        #expect(await eventually { observed.withLock { $0.rows.count } == 100 })
+
+        // A transaction and a migration, each waiting on the server with rows written.
+        let (txInside, txGate, migrationInside, migrationGate) = (Gate(), Gate(), Gate(), Gate())
+        let transaction = Task {
+            try await store.write { tx in
+                try await tx.repository(FaultRow.self).insert((101...200).map { FaultRow(id: $0, note: "torn") })
+                txInside.open()
+                await txGate.wait()
+                try await tx.repository(FaultRow.self).insert((201...300).map { FaultRow(id: $0, note: "torn") })
+            }
+        }
+        let migration = Task { try await other.migrate(Self.interrupted(migrationInside, migrationGate)) }
+        await txInside.wait()
+        await migrationInside.wait()
+
+        switch fault {
+        case .halted: try await cluster.halt()
+        case .killed: try await cluster.killServer()
+        case .sessionsCrashed:
+            let killed = try await cluster.crashSessions(in: "in transaction")
+            #expect(killed >= 2, "the transaction's and the migration's sessions")
+        }
+        txGate.open()
+        migrationGate.open()
+        let clock = ContinuousClock()
+        let failed = clock.now
+        let transactionError = await #expect(throws: DepotError.self) { try await transaction.value }
+        #expect(transactionError?.kind == .connection, "\(String(describing: transactionError))")
+        let migrationError = await #expect(throws: DepotError.self) { try await migration.value }
+        #expect(
+            migrationError?.kind == .connection || migrationError?.message.contains("connection") == true,
+            "\(String(describing: migrationError))")
+        print("server \(fault): the open transaction and migration failed after \(clock.now - failed)")
+
+        if fault != .sessionsCrashed {
+            // While the server is down, reads and writes fail with .connection, promptly.
+            let start = clock.now
+            let read = await #expect(throws: DepotError.self) { _ = try await rows.count() }
+            #expect(read?.kind == .connection, "\(String(describing: read))")
+            let write = await #expect(throws: DepotError.self) { try await rows.upsert(FaultRow(id: 1, note: "down")) }
+            #expect(write?.kind == .connection, "\(String(describing: write))")
+            let took = clock.now - start
+            print(
+                "server \(fault): a read and a write against the stopped server failed in \(took) (connect timeout 2 s)"
+            )
+            #expect(took < .seconds(120), "it does not hang")
+            try await cluster.resume()
+        }
+
+        // Back: nothing of the torn transaction or migration, and the same stores work.
+        let back = try await PostgresReconnectTests.whileStalled { try await rows.fetchAll() }
+        #expect(back == (1...100).map { FaultRow(id: $0, note: "before") }, "nothing half-written")
+        #expect(try await store.appliedMigrations().map(\.name) == ["1 rows"])
+        await #expect(throws: DepotError.self) { try await store.checkSchema(of: [FaultExtra.self]) }
+        let unblocked = Gate()
+        unblocked.open()
+        try await other.migrate(Self.interrupted(Gate(), unblocked))
+        #expect(try await other.repository(FaultExtra.self).count() == 1000)
+
+        try await rows.upsert(FaultRow(id: 1, note: "after, by this store"))
+        try await other.repository(FaultRow.self).insert(FaultRow(id: 101, note: "after, by another store"))
+        let expected = try await rows.fetchAll()
+        #expect(expected.count == 101)
+        // The observer saw the fault through and ends on the final state, without a restart.
+        #expect(
+            await eventually { observed.withLock { $0.rows } == expected },
+            "\(observed.withLock { $0.rows.count }) rows observed")
+        #expect(observed.withLock { $0.ended } == nil, "the observation goes on")
+        print("server \(fault): the observer delivered \(observed.withLock { $0.updates }) results")
+    }
+}

@@ -1,0 +1,105 @@
+import Depot
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// A PostgreSQL server of the test's own, made with `.ci/postgres`, for tests that stop or kill it
+/// (doing that to the shared server would fail every other test running meanwhile).
+struct ThrowawayCluster: Sendable {
+    /// The cluster's folder (data, socket, log, port).
+    let root: String
+    /// `postgres://depot:depot@127.0.0.1:PORT/depot`.
+    let url: String
+
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".ci/postgres").path
+
+    /// Starts a cluster, hands it to `body`, and stops it (by its PID) and removes it afterwards,
+    /// whatever happens.
+    static func with(_ body: (ThrowawayCluster) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("depot-cluster-\(UUID().uuidString)")
+            .path
+        let exports = try await run("start", root)
+        try await withCleanup { () async throws in
+            let url = try #require(
+                exports.split(separator: "\n").first { $0.hasPrefix("export DEPOT_POSTGRES_URL=") }
+                    .map { String($0.dropFirst("export DEPOT_POSTGRES_URL=".count)) })
+            try await body(ThrowawayCluster(root: root, url: url))
+        } cleanup: {
+            _ = try? await run("stop", root)
+        }
+    }
+
+    /// Runs `.ci/postgres command root`, returning what it printed.
+    ///
+    /// Through `system()` on a thread of its own: Foundation's `Process` here left the finished
+    /// script a zombie and never called back.
+    @discardableResult
+    static func run(_ command: String, _ root: String) async throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("depot-\(UUID().uuidString).out")
+        let line = "/bin/bash '\(script)' \(command) '\(root)' > '\(output.path)' 2>&1 < /dev/null"
+        let status = try await offPool { system(line) }
+        defer { try? FileManager.default.removeItem(at: output) }
+        let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw DepotError(.connection, ".ci/postgres \(command) failed with status \(status): \(printed)")
+        }
+        return printed
+    }
+
+    /// Stops the server the way an administrator does (fast shutdown: sessions are ended), keeping
+    /// its data.
+    func halt() async throws { try await Self.run("halt", root) }
+
+    /// Starts a halted or killed server again on the same port (a killed one recovers from its
+    /// write-ahead log first).
+    func resume() async throws { try await Self.run("resume", root) }
+
+    /// The postmaster's PID, from its lock file.
+    func postmasterPID() throws -> pid_t {
+        let text = try String(contentsOfFile: root + "/data/postmaster.pid", encoding: .utf8)
+        return try #require(text.split(separator: "\n").first.flatMap { pid_t($0) })
+    }
+
+    /// The PIDs of the postmaster's children (background workers and sessions).
+    func children(of postmaster: pid_t) async throws -> [pid_t] {
+        try await Self.pids("pgrep -P \(postmaster)")
+    }
+
+    /// The PIDs a `pgrep` command line prints.
+    static func pids(_ line: String) async throws -> [pid_t] {
+        try await offPool { () -> [pid_t] in
+            guard let pipe = popen(line, "r") else { return [] }
+            var text = ""
+            var buffer = [CChar](repeating: 0, count: 256)
+            while fgets(&buffer, 256, pipe) != nil {
+                text += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            pclose(pipe)
+            return text.split(separator: "\n").compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+        }
+    }
+
+    /// Kills the whole server with SIGKILL, the postmaster and every process it started, as the
+    /// kernel's out-of-memory killer or a power cut would: nothing is shut down cleanly.
+    func killServer() async throws {
+        let postmaster = try postmasterPID()
+        let processes = [postmaster] + (try await children(of: postmaster))
+        for pid in processes { kill(pid, SIGKILL) }
+        // Wait until they are gone, so that a restart finds no old process holding shared memory.
+        for _ in 0..<300 where processes.contains(where: { kill($0, 0) == 0 }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Kills the server's session processes whose title contains `state` (e.g. "in transaction")
+    /// with SIGKILL: the postmaster then ends every session and restarts on its own (crash
+    /// recovery). Returns how many it killed.
+    func crashSessions(in state: String) async throws -> Int {
+        let postmaster = try postmasterPID()
+        let pids = try await Self.pids("pgrep -P \(postmaster) -f '\(state)'")
+        for pid in pids { kill(pid, SIGKILL) }
+        return pids.count
+    }
+}
