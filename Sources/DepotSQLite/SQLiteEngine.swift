@@ -192,11 +192,30 @@ public struct SQLiteConnection: SQLConnection {
 
     /// Runs `statement` (`COMMIT`): SQLite either commits or throws (a transaction it rolled back
     /// by itself has nothing to commit, and `COMMIT` fails saying so), so this returns `true`.
+    ///
+    /// A database file deleted or replaced since the store opened it is not committed to: SQLite
+    /// would write into the unlinked file, and the data would vanish when the store closes. The
+    /// commit fails with `.storage` instead (and the transaction rolls back).
     public func commit(_ statement: SQLStatement) async throws -> Bool {
-        try await run { db in
+        let path = engine.path
+        return try await run { db in
+            if Self.fileHasMoved(db) {
+                throw DepotError(
+                    .storage,
+                    "the database file '\(path)' was deleted or replaced while the store had it open: nothing "
+                        + "was committed (it would have gone into a file no one can open again); open the store anew")
+            }
             try db.execute(sql: statement.sql)
             return !db.isInsideTransaction
         }
+    }
+
+    /// Whether the main database file was unlinked, renamed or replaced since it was opened
+    /// (`SQLITE_FCNTL_HAS_MOVED`: a `stat` of the path against the open file).
+    static func fileHasMoved(_ db: Database) -> Bool {
+        guard let handle = db.sqliteConnection else { return false }
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
     }
 
     /// Runs every statement of `sql` in turn, as SQLite's parser splits them.

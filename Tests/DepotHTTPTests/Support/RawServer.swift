@@ -5,8 +5,15 @@ import NIOPosix
 import Synchronization
 
 /// A bare SwiftNIO HTTP/1.1 server on 127.0.0.1 for what a framework will not do on purpose:
-/// - `/drop…`: closes the connection without answering;
+/// - `/drop…`: closes the connection without answering, once the whole request has arrived;
+/// - `/reset…`: the same, but with a TCP reset (`SO_LINGER` 0) rather than an orderly close;
 /// - `/drop-mid-body`: sends a head promising 1,000 bytes, 100 of them, then closes;
+/// - `/chunked-truncated`: sends three chunks of 500 bytes, then closes without the last (empty)
+///   chunk that ends a chunked body;
+/// - `/trickle?bytes=N&step=S&every=MS`: announces `N` bytes of ``largeBody(_:)`` and sends them
+///   `S` at a time, one piece every `MS` milliseconds, until done or the client closes;
+/// - `/burst/<id>/502/504…`: the n-th request for that path answers the n-th status listed (no
+///   `Retry-After`, no body), every later one 200;
 /// - `/hang/<id>`: never answers, and records when the client closed the connection;
 /// - `/headers`: answers the request's header fields as a JSON object (name → value): another
 ///   origin (another port) than the Hummingbird test server, for redirects that leave it.
@@ -22,8 +29,11 @@ final class RawServer: Sendable {
         >(
             ([:], [:]))
         private let hitCounts = Mutex<[String: Int]>([:])
+        private let bodySizes = Mutex<[String: [Int]]>([:])
         func hit(_ path: String) { hitCounts.withLock { $0[path, default: 0] += 1 } }
         func hits(_ path: String) -> Int { hitCounts.withLock { $0[path, default: 0] } }
+        func received(_ path: String, bodyBytes: Int) { bodySizes.withLock { $0[path, default: []].append(bodyBytes) } }
+        func bodySizes(_ path: String) -> [Int] { bodySizes.withLock { $0[path, default: []] } }
         func opened(_ id: String) { state.withLock { $0.opened[id] = .now } }
         func closed(_ id: String) { state.withLock { $0.closed[id] = .now } }
         func openedAt(_ id: String) -> ContinuousClock.Instant? { state.withLock { $0.opened[id] } }
@@ -38,6 +48,8 @@ final class RawServer: Sendable {
 
     /// How many requests for `path` (query included) arrived.
     func hits(_ path: String) -> Int { events.hits(path) }
+    /// The size of each whole request body that arrived for `path` (query included), in order.
+    func bodySizes(_ path: String) -> [Int] { events.bodySizes(path) }
     func openedAt(_ id: String) -> ContinuousClock.Instant? { events.openedAt(id) }
     func closedAt(_ id: String) -> ContinuousClock.Instant? { events.closedAt(id) }
 
@@ -71,6 +83,7 @@ final class RawServer: Sendable {
         var path = ""
         var hangID: String?
         var headers: [String: String] = [:]
+        var bodyBytes = 0
 
         init(events: Events) { self.events = events }
 
@@ -78,6 +91,7 @@ final class RawServer: Sendable {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 path = head.uri
+                bodyBytes = 0
                 headers = Dictionary(head.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
                 events.hit(path)
                 if path.hasPrefix("/hang/") {
@@ -85,9 +99,10 @@ final class RawServer: Sendable {
                     hangID = id
                     events.opened(id)
                 }
-            case .body:
-                break
+            case .body(let part):
+                bodyBytes += part.readableBytes
             case .end:
+                events.received(path, bodyBytes: bodyBytes)
                 respond(context: context)
             }
         }
@@ -110,6 +125,23 @@ final class RawServer: Sendable {
                         promise: nil)
                 }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            } else if path.hasPrefix("/chunked-truncated") {
+                let head = HTTPResponseHead(
+                    version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                for _ in 0..<3 {
+                    context.write(
+                        wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 500)))),
+                        promise: nil)
+                }
+                context.flush()
+                context.close(promise: nil)
+            } else if path.hasPrefix("/trickle") {
+                trickle(context: context)
+            } else if path.hasPrefix("/burst/") {
+                burst(context: context)
+            } else if path.hasPrefix("/reset") {
+                reset(context: context)
             } else if path.hasPrefix("/drop-mid-body") {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "1000")
@@ -135,6 +167,58 @@ final class RawServer: Sendable {
                 let head = HTTPResponseHead(version: .http1_1, status: .notFound, headers: ["Content-Length": "0"])
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+
+        /// The query items of the request's URI.
+        private var query: [String: String] {
+            TestServer.items(URLComponents(string: path)?.percentEncodedQuery)
+        }
+
+        private func trickle(context: ChannelHandlerContext) {
+            let query = query
+            let body = largeBody(Int(query["bytes"] ?? "") ?? 100)
+            let step = max(1, Int(query["step"] ?? "") ?? 1)
+            let every = TimeAmount.milliseconds(Int64(query["every"] ?? "") ?? 10)
+            var fields = HTTPHeaders()
+            fields.add(name: "Content-Length", value: "\(body.count)")
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+            send(body[...], step: step, every: every, context: context)
+        }
+
+        /// Sends the first `step` bytes of `rest` now, and the others later, one piece every `every`.
+        private func send(_ rest: Data.SubSequence, step: Int, every: TimeAmount, context: ChannelHandlerContext) {
+            guard context.channel.isActive else { return }
+            guard !rest.isEmpty else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            let piece = rest.prefix(step)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: every) {
+                self.send(rest.dropFirst(piece.count), step: step, every: every, context: context)
+            }
+        }
+
+        private func burst(context: ChannelHandlerContext) {
+            let statuses = path.split(separator: "/").dropFirst(2).compactMap { Int($0) }
+            let attempt = events.hits(path)
+            let code = attempt <= statuses.count ? statuses[attempt - 1] : 200
+            let head = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: code), headers: ["Content-Length": "0"])
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+
+        /// Closes with a TCP reset: `SO_LINGER` 0 makes `close` discard the connection at once.
+        private func reset(context: ChannelHandlerContext) {
+            guard let socket = context.channel as? any SocketOptionProvider else {
+                context.close(promise: nil)
+                return
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
             }
         }
 
