@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (the DocC catalogs; .ci/run builds them).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Property-based fuzzing in the tests (seeded, shrinking).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(name: "Depot"),
@@ -105,13 +107,19 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Tests/DepotTestSupport"),
-        .testTarget(name: "DepotTests", dependencies: ["Depot", "DepotSQL", "DepotTesting", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotTests",
+            dependencies: [
+                "Depot", "DepotSQL", "DepotTesting", "DepotTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(
             name: "DepotSQLiteTests",
             dependencies: [
                 "Depot", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "DepotPostgresTests",
@@ -124,6 +132,7 @@ let package = Package(
             name: "DepotHTTPTests",
             dependencies: [
                 "DepotHTTP", "Depot", "DepotTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -151,6 +160,7 @@ let package = Package(
             dependencies: [
                 "AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
                 "DepotTestSupport", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
     ],
