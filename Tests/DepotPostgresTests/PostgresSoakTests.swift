@@ -14,7 +14,7 @@ struct PostgresSoakTests {
         try await PostgresTestServer.withStore { store in
             let report = try await SoakChecks.run(on: store)
             print("PostgreSQL soak: \(report)")
-            #expect(report.transfers == 800 && report.observed > 0, "\(report)")
+            #expect(report.transfers == 8 * SoakChecks.transfersPerWriter && report.observed > 0, "\(report)")
         }
     }
 }

@@ -11,6 +11,6 @@ struct SQLiteSoakTests {
     func soak() async throws {
         let report = try await SoakChecks.run(on: try SQLiteStore.temporary())
         print("SQLite soak: \(report)")
-        #expect(report.transfers == 800 && report.observed > 0, "\(report)")
+        #expect(report.transfers == 8 * SoakChecks.transfersPerWriter && report.observed > 0, "\(report)")
     }
 }

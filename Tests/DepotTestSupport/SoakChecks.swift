@@ -54,11 +54,17 @@ public enum SoakChecks {
         }
     }
 
+    /// Transfers per writer: `DEPOT_SOAK_TRANSFERS`, or 100 (the short form `.ci/run` runs).
+    public static var transfersPerWriter: Int {
+        ProcessInfo.processInfo.environment["DEPOT_SOAK_TRANSFERS"].flatMap(Int.init).map { max(1, $0) } ?? 100
+    }
+
     /// Runs the soak on `store`: `writers` tasks of `transfersEach` transfers, `readers` tasks
-    /// reading (at most `readsEach` times each) while the writers run, `observers` observations of every account. Seeded by `seed`.
+    /// reading (at most `readsEach` times each) while the writers run, `observers` observations
+    /// of every account. Seeded by `seed`.
     public static func run(
-        on store: some Store, accounts: Int = 50, writers: Int = 8, transfersEach: Int = 100, readers: Int = 8,
-        readsEach: Int = 400, observers: Int = 2, seed: UInt64 = 2_026_112_5
+        on store: some Store, accounts: Int = 50, writers: Int = 8, transfersEach: Int = transfersPerWriter,
+        readers: Int = 8, readsEach: Int = 4 * transfersPerWriter, observers: Int = 2, seed: UInt64 = 2_026_112_5
     ) async throws -> Report {
         let start = 1_000
         let total = accounts * start

@@ -10,6 +10,6 @@ struct InMemorySoakTests {
     func soak() async throws {
         let report = try await SoakChecks.run(on: InMemoryStore())
         print("in-memory soak: \(report)")
-        #expect(report.transfers == 800 && report.observed > 0, "\(report)")
+        #expect(report.transfers == 8 * SoakChecks.transfersPerWriter && report.observed > 0, "\(report)")
     }
 }
