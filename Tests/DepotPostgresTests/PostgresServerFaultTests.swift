@@ -115,6 +115,25 @@ struct PostgresServerFaultTests {
         #expect(await eventually { observed.withLock { $0.rows.count } == 100 })
 
         // A transaction and a migration, each waiting on the server with rows written.
+        // A reader counting the rows over and over, through the fault: each count is the committed
+        // one or a .connection error, never a count with the open transaction's rows in it.
+        let reader = Task { () -> (counted: Int, failed: Int, wrong: [String]) in
+            var (counted, failed, wrong) = (0, 0, [String]())
+            while !Task.isCancelled {
+                do {
+                    let count = try await rows.count()
+                    if count == 100 { counted += 1 } else { wrong.append("count \(count)") }
+                } catch let error as DepotError where error.kind == .connection {
+                    failed += 1
+                } catch is CancellationError {
+                    break
+                } catch {
+                    wrong.append("\(error)")
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return (counted, failed, wrong)
+        }
         let (txInside, txGate, migrationInside, migrationGate) = (Gate(), Gate(), Gate(), Gate())
         let transaction = Task {
             try await store.write { tx in
@@ -164,6 +183,13 @@ struct PostgresServerFaultTests {
 
         // Back: nothing of the torn transaction or migration, and the same stores work.
         let back = try await PostgresReconnectTests.whileStalled { try await rows.fetchAll() }
+        reader.cancel()
+        let reads = await reader.value
+        #expect(reads.wrong.isEmpty, "reads during the fault: \(reads.wrong)")
+        #expect(reads.counted > 0)
+        print(
+            "server \(fault): \(reads.counted) reads counted the committed rows, \(reads.failed) failed with .connection"
+        )
         #expect(back == (1...100).map { FaultRow(id: $0, note: "before") }, "nothing half-written")
         #expect(try await store.appliedMigrations().map(\.name) == ["1 rows"])
         await #expect(throws: DepotError.self) { try await store.checkSchema(of: [FaultExtra.self]) }
