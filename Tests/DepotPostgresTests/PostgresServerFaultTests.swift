@@ -46,7 +46,8 @@ struct Gate: Sendable {
 }
 
 @Suite(
-    "PostgreSQL server faults", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    "PostgreSQL server faults", .serialized,
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(10)))
 struct PostgresServerFaultTests {
     static let migrations = Migrations([
@@ -75,16 +76,18 @@ struct PostgresServerFaultTests {
         "a server stopped or killed mid-transaction, mid-migration and mid-observation: calls fail with .connection, nothing is half-written, the same stores and observers carry on once it is back",
         arguments: ServerFault.allCases)
     func fault(_ fault: ServerFault) async throws {
-        try await ThrowawayCluster.with { cluster in
-            var configuration = try PostgresStore.Configuration(url: cluster.url)
-            configuration.connectTimeout = .seconds(2)
-            let store = PostgresStore(configuration: configuration)
-            let other = PostgresStore(configuration: configuration)  // another process, in effect
-            try await withCleanup { () async throws in
-                try await run(fault, cluster, store, other)
-            } cleanup: {
-                await store.close()
-                await other.close()
+        try await HeavyHarness.run {
+            try await ThrowawayCluster.with { cluster in
+                var configuration = try PostgresStore.Configuration(url: cluster.url)
+                configuration.connectTimeout = .seconds(2)
+                let store = PostgresStore(configuration: configuration)
+                let other = PostgresStore(configuration: configuration)  // another process, in effect
+                try await withCleanup { () async throws in
+                    try await run(fault, cluster, store, other)
+                } cleanup: {
+                    await store.close()
+                    await other.close()
+                }
             }
         }
     }

@@ -53,53 +53,58 @@ struct PostgresStoredValueFuzzTests {
         "a value another program stores in any column, fitting the column's type but perhaps not the property's, reads back as a value or a named error"
     )
     func strayValues() async throws {
-        try await PostgresTestServer.withStore { store in
-            let rows = store.repository(AllTypes.self)
-            try await rows.insert(AllTypes.extremes)
-            let schema = try #require(store.configuration.schema)
-            let columns = try await PostgresTestServer.rawRows(
-                "SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns "
-                    + "WHERE table_schema = '\(schema)' AND table_name = 'all_types' AND column_name <> 'id'")
-            let typed = columns.compactMap { row -> (name: String, type: String, nullable: Bool)? in
-                guard let name = row[0], let type = row[1] else { return nil }
-                return (name, type, row[2] == "YES")
-            }
-            try #require(typed.count == AllTypes.schema.table.columns.count - 1)
-            let unknown = typed.filter { literals[$0.type] == nil }.map(\.type)
-            #expect(unknown.isEmpty, "no literals for \(unknown)")
-            let counts = Mutex((values: 0, errors: 0, refused: 0))
-            let id = AllTypes.extremes[0].id
-            let column = Gen.element(of: typed).map { $0 ?? typed[0] }
-            await propertyCheck(count: 300, input: column, Gen.uint64(in: 0...UInt64.max)) { column, seed in
-                var random = Xoshiro(seed: (seed, seed ^ 0x9E37_79B9_7F4A_7C15, ~seed, 42))
-                let literal =
-                    column.nullable && Int.random(in: 0..<6, using: &random) == 0
-                    ? "NULL" : literals[column.type]?.run(using: &random) ?? "NULL"
-                do {
-                    _ = try await PostgresTestServer.rawRows(
-                        "UPDATE all_types SET \"\(column.name)\" = \(literal) WHERE id = \(id)", schema: schema)
-                } catch {
-                    counts.withLock { $0.refused += 1 }  // the server refused the literal for the column
-                    return
+        try await HeavyHarness.run {
+            try await PostgresTestServer.withStore { store in
+                let rows = store.repository(AllTypes.self)
+                try await rows.insert(AllTypes.extremes)
+                let schema = try #require(store.configuration.schema)
+                let columns = try await PostgresTestServer.rawRows(
+                    "SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns "
+                        + "WHERE table_schema = '\(schema)' AND table_name = 'all_types' AND column_name <> 'id'")
+                let typed = columns.compactMap { row -> (name: String, type: String, nullable: Bool)? in
+                    guard let name = row[0], let type = row[1] else { return nil }
+                    return (name, type, row[2] == "YES")
                 }
-                do {
-                    #expect(try await rows.find(id) != nil)
-                    counts.withLock { $0.values += 1 }
-                } catch let error as DepotError {
-                    #expect(
-                        error.kind == .decodingFailed, "\(column.name) = \(literal): \(error.kind) \(error.message)")
-                    #expect(error.message.contains(column.name), "\(column.name) = \(literal): \(error.message)")
-                    counts.withLock { $0.errors += 1 }
-                } catch {
-                    Issue.record("\(column.name) = \(literal): \(error)")
+                try #require(typed.count == AllTypes.schema.table.columns.count - 1)
+                let unknown = typed.filter { literals[$0.type] == nil }.map(\.type)
+                #expect(unknown.isEmpty, "no literals for \(unknown)")
+                let counts = Mutex((values: 0, errors: 0, refused: 0))
+                let id = AllTypes.extremes[0].id
+                let column = Gen.element(of: typed).map { $0 ?? typed[0] }
+                await propertyCheck(count: 300, input: column, Gen.uint64(in: 0...UInt64.max)) { column, seed in
+                    var random = Xoshiro(seed: (seed, seed ^ 0x9E37_79B9_7F4A_7C15, ~seed, 42))
+                    let literal =
+                        column.nullable && Int.random(in: 0..<6, using: &random) == 0
+                        ? "NULL" : literals[column.type]?.run(using: &random) ?? "NULL"
+                    do {
+                        _ = try await PostgresTestServer.rawRows(
+                            "UPDATE all_types SET \"\(column.name)\" = \(literal) WHERE id = \(id)", schema: schema)
+                    } catch {
+                        counts.withLock { $0.refused += 1 }  // the server refused the literal for the column
+                        return
+                    }
+                    do {
+                        #expect(try await rows.find(id) != nil)
+                        counts.withLock { $0.values += 1 }
+                    } catch let error as DepotError {
+                        #expect(
+                            error.kind == .decodingFailed, "\(column.name) = \(literal): \(error.kind) \(error.message)"
+                        )
+                        #expect(error.message.contains(column.name), "\(column.name) = \(literal): \(error.message)")
+                        counts.withLock { $0.errors += 1 }
+                    } catch {
+                        Issue.record("\(column.name) = \(literal): \(error)")
+                    }
+                    do { try await rows.upsert(AllTypes.extremes[0]) } catch {
+                        Issue.record("restoring the row: \(error)")
+                    }
                 }
-                do { try await rows.upsert(AllTypes.extremes[0]) } catch { Issue.record("restoring the row: \(error)") }
+                let (values, errors, refused) = counts.withLock { ($0.values, $0.errors, $0.refused) }
+                print(
+                    "fuzzed PostgreSQL values: \(values) read as values, \(errors) refused with a named error, "
+                        + "\(refused) refused by the server")
+                #expect(values + errors + refused == 300 && errors > 0 && values > 0)
             }
-            let (values, errors, refused) = counts.withLock { ($0.values, $0.errors, $0.refused) }
-            print(
-                "fuzzed PostgreSQL values: \(values) read as values, \(errors) refused with a named error, "
-                    + "\(refused) refused by the server")
-            #expect(values + errors + refused == 300 && errors > 0 && values > 0)
         }
     }
 }

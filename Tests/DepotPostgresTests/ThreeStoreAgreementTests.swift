@@ -52,82 +52,84 @@ struct ThreeStoreAgreementTests {
         "random writes and 10,000 random queries give the same rows, in the same order, and the same counts on the in-memory, SQLite and PostgreSQL stores"
     )
     func randomWritesAndQueriesAgree() async throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["DEPOT_AGREEMENT_SEED"] ?? "") ?? 2_026_112_5
-        var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
-        try await PostgresTestServer.withStore { postgres in
-            let stores = Stores(memory: InMemoryStore(), sqlite: try SQLiteStore.temporary(), postgres: postgres)
-            // Observers on every store, from before the first write: each change they deliver, applied
-            // to the result before it, must give the result it carries.
-            let observed = (0..<3).map { _ in
-                Query(
-                    filter: fuzzer.filter(depth: 2), ordering: fuzzer.ordering(),
-                    limit: fuzzer.chance(50) ? Int.random(in: 1...30, using: &fuzzer.random) : nil, offset: nil)
-            }
-            let watched = WatchedResults()
-            var watchers: [Task<Void, Never>] = []
-            for (name, store) in stores.all {
-                for (index, query) in observed.enumerated() {
-                    watchers.append(watched.watch("\(name) #\(index)", store, query))
+        try await HeavyHarness.run {
+            let seed = UInt64(ProcessInfo.processInfo.environment["DEPOT_AGREEMENT_SEED"] ?? "") ?? 2_026_112_5
+            var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
+            try await PostgresTestServer.withStore { postgres in
+                let stores = Stores(memory: InMemoryStore(), sqlite: try SQLiteStore.temporary(), postgres: postgres)
+                // Observers on every store, from before the first write: each change they deliver, applied
+                // to the result before it, must give the result it carries.
+                let observed = (0..<3).map { _ in
+                    Query(
+                        filter: fuzzer.filter(depth: 2), ordering: fuzzer.ordering(),
+                        limit: fuzzer.chance(50) ? Int.random(in: 1...30, using: &fuzzer.random) : nil, offset: nil)
                 }
-            }
-            defer { for watcher in watchers { watcher.cancel() } }
-            var nextKey = 0
-            var queries = 0
-            for step in 0..<40 {
-                let write = Self.randomWrite(&fuzzer, nextKey: &nextKey)
-                var outcomes: [String] = []
-                for (_, store) in stores.all {
-                    do {
-                        try await write.apply(store.repository(TestAirport.self))
-                        outcomes.append("ok")
-                    } catch let error as DepotError {
-                        outcomes.append("\(error.kind)")
+                let watched = WatchedResults()
+                var watchers: [Task<Void, Never>] = []
+                for (name, store) in stores.all {
+                    for (index, query) in observed.enumerated() {
+                        watchers.append(watched.watch("\(name) #\(index)", store, query))
                     }
                 }
-                try #require(
-                    Set(outcomes).count == 1,
-                    "seed \(seed), step \(step): \(write) ended \(zip(stores.all.map(\.name), outcomes).map { "\($0): \($1)" })"
-                )
-                let contents = try await stores.all.asyncMap {
-                    try await $0.store.repository(TestAirport.self).fetchAll()
-                }
-                try #require(
-                    contents.allSatisfy { $0 == contents[0] },
-                    "seed \(seed), step \(step): after \(write) the stores hold different rows")
-                for _ in 0..<250 {
-                    queries += 1
-                    let query = Query(
-                        filter: fuzzer.filter(), ordering: fuzzer.ordering(),
-                        limit: fuzzer.chance(50) ? Int.random(in: 0..<20, using: &fuzzer.random) : nil,
-                        offset: fuzzer.chance(30) ? Int.random(in: 0..<10, using: &fuzzer.random) : nil)
-                    if try await !Self.agree(query, on: stores) {
-                        let shrunk = try await Self.shrink(contents[0], query)
-                        Issue.record(
-                            """
-                            seed \(seed), step \(step), query \(queries): \(query)
-                            shrunk to \(shrunk.count) row(s): \(shrunk)
-                            answers: \(try await Self.answers(query, rows: shrunk))
-                            """)
-                        return
+                defer { for watcher in watchers { watcher.cancel() } }
+                var nextKey = 0
+                var queries = 0
+                for step in 0..<40 {
+                    let write = Self.randomWrite(&fuzzer, nextKey: &nextKey)
+                    var outcomes: [String] = []
+                    for (_, store) in stores.all {
+                        do {
+                            try await write.apply(store.repository(TestAirport.self))
+                            outcomes.append("ok")
+                        } catch let error as DepotError {
+                            outcomes.append("\(error.kind)")
+                        }
                     }
-                }
-            }
-            #expect(queries == 10_000)
-
-            // Every observer ends on the stores' final answer, having delivered only consistent changes.
-            for (name, store) in stores.all {
-                for (index, query) in observed.enumerated() {
-                    let key = "\(name) #\(index)"
-                    let fresh = try await store.repository(TestAirport.self)
-                        .fetch(where: query.filter, orderBy: query.ordering, limit: query.limit)
-                    #expect(
-                        await eventually { watched.latest(key) == fresh },
-                        "seed \(seed): the observer \(key) of \(query) ends on \(watched.latest(key)?.map(\.icao) ?? []), a fetch gives \(fresh.map(\.icao))"
+                    try #require(
+                        Set(outcomes).count == 1,
+                        "seed \(seed), step \(step): \(write) ended \(zip(stores.all.map(\.name), outcomes).map { "\($0): \($1)" })"
                     )
+                    let contents = try await stores.all.asyncMap {
+                        try await $0.store.repository(TestAirport.self).fetchAll()
+                    }
+                    try #require(
+                        contents.allSatisfy { $0 == contents[0] },
+                        "seed \(seed), step \(step): after \(write) the stores hold different rows")
+                    for _ in 0..<250 {
+                        queries += 1
+                        let query = Query(
+                            filter: fuzzer.filter(), ordering: fuzzer.ordering(),
+                            limit: fuzzer.chance(50) ? Int.random(in: 0..<20, using: &fuzzer.random) : nil,
+                            offset: fuzzer.chance(30) ? Int.random(in: 0..<10, using: &fuzzer.random) : nil)
+                        if try await !Self.agree(query, on: stores) {
+                            let shrunk = try await Self.shrink(contents[0], query)
+                            Issue.record(
+                                """
+                                seed \(seed), step \(step), query \(queries): \(query)
+                                shrunk to \(shrunk.count) row(s): \(shrunk)
+                                answers: \(try await Self.answers(query, rows: shrunk))
+                                """)
+                            return
+                        }
+                    }
                 }
+                #expect(queries == 10_000)
+
+                // Every observer ends on the stores' final answer, having delivered only consistent changes.
+                for (name, store) in stores.all {
+                    for (index, query) in observed.enumerated() {
+                        let key = "\(name) #\(index)"
+                        let fresh = try await store.repository(TestAirport.self)
+                            .fetch(where: query.filter, orderBy: query.ordering, limit: query.limit)
+                        #expect(
+                            await eventually { watched.latest(key) == fresh },
+                            "seed \(seed): the observer \(key) of \(query) ends on \(watched.latest(key)?.map(\.icao) ?? []), a fetch gives \(fresh.map(\.icao))"
+                        )
+                    }
+                }
+                #expect(watched.violations.isEmpty, "seed \(seed): \(watched.violations)")
+                #expect(watched.deliveries > observed.count * 3, "the observers saw changes")
             }
-            #expect(watched.violations.isEmpty, "seed \(seed): \(watched.violations)")
-            #expect(watched.deliveries > observed.count * 3, "the observers saw changes")
         }
     }
 

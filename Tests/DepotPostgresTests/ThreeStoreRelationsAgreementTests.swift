@@ -34,48 +34,50 @@ struct ThreeStoreRelationsAgreementTests {
         "random writes through relations and 2,000 random queries with includes and relation predicates give the same answers on the in-memory, SQLite and PostgreSQL stores"
     )
     func relationsAgree() async throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["DEPOT_AGREEMENT_SEED"] ?? "") ?? 2_026_112_5
-        var random = SplitMix64(state: seed)
-        try await PostgresTestServer.withStore { postgres in
-            let stores: [(name: String, store: any Store)] = [
-                ("in-memory", InMemoryStore()), ("SQLite", try SQLiteStore.temporary()), ("PostgreSQL", postgres),
-            ]
-            var nextID = 1
-            var queries = 0
-            var outcomesSeen: [String: Int] = [:]
-            for step in 0..<80 {
-                let write = Self.randomWrite(&random, nextID: &nextID, step: step)
-                var outcomes: [String] = []
-                for (_, store) in stores {
-                    do {
-                        try await write.apply(store)
-                        outcomes.append("ok")
-                    } catch let error as DepotError {
-                        outcomes.append("\(error.kind)")
+        try await HeavyHarness.run {
+            let seed = UInt64(ProcessInfo.processInfo.environment["DEPOT_AGREEMENT_SEED"] ?? "") ?? 2_026_112_5
+            var random = SplitMix64(state: seed)
+            try await PostgresTestServer.withStore { postgres in
+                let stores: [(name: String, store: any Store)] = [
+                    ("in-memory", InMemoryStore()), ("SQLite", try SQLiteStore.temporary()), ("PostgreSQL", postgres),
+                ]
+                var nextID = 1
+                var queries = 0
+                var outcomesSeen: [String: Int] = [:]
+                for step in 0..<80 {
+                    let write = Self.randomWrite(&random, nextID: &nextID, step: step)
+                    var outcomes: [String] = []
+                    for (_, store) in stores {
+                        do {
+                            try await write.apply(store)
+                            outcomes.append("ok")
+                        } catch let error as DepotError {
+                            outcomes.append("\(error.kind)")
+                        }
+                    }
+                    outcomesSeen[outcomes[0], default: 0] += 1
+                    try #require(
+                        Set(outcomes).count == 1,
+                        "seed \(seed), step \(step): \(write) ended \(zip(stores.map(\.name), outcomes).map { "\($0): \($1)" })"
+                    )
+                    let contents = try await stores.asyncMap { try await Self.contents($0.store) }
+                    try #require(
+                        contents.allSatisfy { $0 == contents[0] },
+                        "seed \(seed), step \(step): after \(write) the stores hold different rows:\n\(Self.byStore(stores, contents))"
+                    )
+                    for _ in 0..<25 {
+                        queries += 1
+                        let query = Self.randomQuery(&random)
+                        let answers = try await stores.asyncMap { try await query.answer($0.store) }
+                        try #require(
+                            answers.allSatisfy { $0 == answers[0] },
+                            "seed \(seed), step \(step), query \(queries): \(query)\n\(Self.byStore(stores, answers))")
                     }
                 }
-                outcomesSeen[outcomes[0], default: 0] += 1
-                try #require(
-                    Set(outcomes).count == 1,
-                    "seed \(seed), step \(step): \(write) ended \(zip(stores.map(\.name), outcomes).map { "\($0): \($1)" })"
-                )
-                let contents = try await stores.asyncMap { try await Self.contents($0.store) }
-                try #require(
-                    contents.allSatisfy { $0 == contents[0] },
-                    "seed \(seed), step \(step): after \(write) the stores hold different rows:\n\(Self.byStore(stores, contents))"
-                )
-                for _ in 0..<25 {
-                    queries += 1
-                    let query = Self.randomQuery(&random)
-                    let answers = try await stores.asyncMap { try await query.answer($0.store) }
-                    try #require(
-                        answers.allSatisfy { $0 == answers[0] },
-                        "seed \(seed), step \(step), query \(queries): \(query)\n\(Self.byStore(stores, answers))")
-                }
+                #expect(queries == 2000)
+                print("relations differential, seed \(seed): 80 writes (\(outcomesSeen)), \(queries) queries agreed")
+                #expect(outcomesSeen.count > 1, "some writes were refused alike, some succeeded: \(outcomesSeen)")
             }
-            #expect(queries == 2000)
-            print("relations differential, seed \(seed): 80 writes (\(outcomesSeen)), \(queries) queries agreed")
-            #expect(outcomesSeen.count > 1, "some writes were refused alike, some succeeded: \(outcomesSeen)")
         }
     }
 

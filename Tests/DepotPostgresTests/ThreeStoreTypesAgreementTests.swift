@@ -47,102 +47,105 @@ struct ThreeStoreTypesAgreementTests {
         "rows of every type with extreme values filter and sort the same way on the in-memory, SQLite and PostgreSQL stores"
     )
     func everyTypeAgrees() async throws {
-        let seed: UInt64 = 2_026_112_6
-        var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
-        let pools = Pools()
-        func pick<T>(_ values: [T]) -> T { fuzzer.pick(values) }
-        func maybe<T>(_ values: [T]) -> T? { fuzzer.chance(25) ? nil : pick(values) }
-        let rows = (0..<120).map { id -> AllTypes in
-            var row = AllTypes.extremes[id % AllTypes.extremes.count]
-            row.id = id
-            row.bool = pick([true, false])
-            row.int8 = pick(pools.int8)
-            row.int16 = pick(pools.int16)
-            row.int32 = pick(pools.int32)
-            row.int64 = pick(pools.int64)
-            row.uint8 = pick(pools.uint8)
-            row.uint16 = pick(pools.uint16)
-            row.uint32 = pick(pools.uint32)
-            row.float = pick(pools.float)
-            row.double = pick(pools.double)
-            row.decimal = pick(pools.decimal)
-            row.date = pick(pools.date)
-            row.string = pick(fuzzer.texts) + pick(fuzzer.texts)
-            row.data = pick(pools.data)
-            row.uuid = pick(pools.uuid)
-            row.surface = pick(pools.surface)
-            row.optionalInt = maybe(pools.int64).map { Int($0) }
-            row.optionalString = maybe(fuzzer.texts)
-            row.optionalDate = maybe(pools.date)
-            row.optionalDecimal = maybe(pools.decimal)
-            row.optionalData = maybe(pools.data)
-            row.optionalUUID = maybe(pools.uuid)
-            row.optionalSurface = maybe(pools.surface)
-            return row
-        }
-        func filter(depth: Int = 0) -> Filter<AllTypes> {
-            switch Int.random(in: 0..<(depth > 2 ? 17 : 20), using: &fuzzer.random) {
-            case 0: return \.int8 < pick(pools.int8)
-            case 1: return \.int16 >= pick(pools.int16)
-            case 2: return \.int32 > pick(pools.int32)
-            case 3: return \.int64 <= pick(pools.int64)
-            case 4: return \.uint8 == pick(pools.uint8)
-            case 5: return \.uint16 > pick(pools.uint16)
-            case 6: return \.uint32 < pick(pools.uint32)
-            case 7: return \.float >= pick(pools.float)
-            case 8: return \.double < pick(pools.double)
-            case 9: return \.decimal > pick(pools.decimal)
-            case 10: return \.date <= pick(pools.date)
-            case 11: return \.uuid == pick(pools.uuid)
-            case 12: return \.bool == pick([true, false])
-            case 13: return \.optionalDecimal == maybe(pools.decimal)
-            case 14: return \.optionalInt > Int(pick(pools.int64))
-            case 15: return .in(\.int64, [pick(pools.int64), pick(pools.int64)])
-            case 16: return \.surface == pick(pools.surface)
-            case 17: return filter(depth: depth + 1) && filter(depth: depth + 1)
-            case 18: return filter(depth: depth + 1) || filter(depth: depth + 1)
-            default: return !filter(depth: depth + 1)
+        try await HeavyHarness.run {
+            let seed: UInt64 = 2_026_112_6
+            var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
+            let pools = Pools()
+            func pick<T>(_ values: [T]) -> T { fuzzer.pick(values) }
+            func maybe<T>(_ values: [T]) -> T? { fuzzer.chance(25) ? nil : pick(values) }
+            let rows = (0..<120).map { id -> AllTypes in
+                var row = AllTypes.extremes[id % AllTypes.extremes.count]
+                row.id = id
+                row.bool = pick([true, false])
+                row.int8 = pick(pools.int8)
+                row.int16 = pick(pools.int16)
+                row.int32 = pick(pools.int32)
+                row.int64 = pick(pools.int64)
+                row.uint8 = pick(pools.uint8)
+                row.uint16 = pick(pools.uint16)
+                row.uint32 = pick(pools.uint32)
+                row.float = pick(pools.float)
+                row.double = pick(pools.double)
+                row.decimal = pick(pools.decimal)
+                row.date = pick(pools.date)
+                row.string = pick(fuzzer.texts) + pick(fuzzer.texts)
+                row.data = pick(pools.data)
+                row.uuid = pick(pools.uuid)
+                row.surface = pick(pools.surface)
+                row.optionalInt = maybe(pools.int64).map { Int($0) }
+                row.optionalString = maybe(fuzzer.texts)
+                row.optionalDate = maybe(pools.date)
+                row.optionalDecimal = maybe(pools.decimal)
+                row.optionalData = maybe(pools.data)
+                row.optionalUUID = maybe(pools.uuid)
+                row.optionalSurface = maybe(pools.surface)
+                return row
             }
-        }
-        func ordering() -> [Ordering<AllTypes>] {
-            let terms: [Ordering<AllTypes>] = [
-                .ascending(\.int8), .descending(\.int64), .ascending(\.uint32), .descending(\.float),
-                .ascending(\.double), .descending(\.decimal), .ascending(\.date), .descending(\.uuid),
-                .ascending(\.data), .descending(\.optionalInt), .ascending(\.optionalDecimal),
-                .descending(\.optionalDate), .ascending(\.string), .ascending(\.surface),
-            ]
-            return (0..<Int.random(in: 1...3, using: &fuzzer.random)).map { _ in pick(terms) }
-        }
+            func filter(depth: Int = 0) -> Filter<AllTypes> {
+                switch Int.random(in: 0..<(depth > 2 ? 17 : 20), using: &fuzzer.random) {
+                case 0: return \.int8 < pick(pools.int8)
+                case 1: return \.int16 >= pick(pools.int16)
+                case 2: return \.int32 > pick(pools.int32)
+                case 3: return \.int64 <= pick(pools.int64)
+                case 4: return \.uint8 == pick(pools.uint8)
+                case 5: return \.uint16 > pick(pools.uint16)
+                case 6: return \.uint32 < pick(pools.uint32)
+                case 7: return \.float >= pick(pools.float)
+                case 8: return \.double < pick(pools.double)
+                case 9: return \.decimal > pick(pools.decimal)
+                case 10: return \.date <= pick(pools.date)
+                case 11: return \.uuid == pick(pools.uuid)
+                case 12: return \.bool == pick([true, false])
+                case 13: return \.optionalDecimal == maybe(pools.decimal)
+                case 14: return \.optionalInt > Int(pick(pools.int64))
+                case 15: return .in(\.int64, [pick(pools.int64), pick(pools.int64)])
+                case 16: return \.surface == pick(pools.surface)
+                case 17: return filter(depth: depth + 1) && filter(depth: depth + 1)
+                case 18: return filter(depth: depth + 1) || filter(depth: depth + 1)
+                default: return !filter(depth: depth + 1)
+                }
+            }
+            func ordering() -> [Ordering<AllTypes>] {
+                let terms: [Ordering<AllTypes>] = [
+                    .ascending(\.int8), .descending(\.int64), .ascending(\.uint32), .descending(\.float),
+                    .ascending(\.double), .descending(\.decimal), .ascending(\.date), .descending(\.uuid),
+                    .ascending(\.data), .descending(\.optionalInt), .ascending(\.optionalDecimal),
+                    .descending(\.optionalDate), .ascending(\.string), .ascending(\.surface),
+                ]
+                return (0..<Int.random(in: 1...3, using: &fuzzer.random)).map { _ in pick(terms) }
+            }
 
-        try await PostgresTestServer.withStore { postgres in
-            let stores: [(name: String, store: any Store)] = [
-                ("in-memory", InMemoryStore()), ("SQLite", try SQLiteStore.temporary()), ("PostgreSQL", postgres),
-            ]
-            for (_, store) in stores { try await store.repository(AllTypes.self).insert(rows) }
-            let stored = try await stores.asyncMap { try await $0.store.repository(AllTypes.self).fetchAll() }
-            #expect(stored.allSatisfy { $0 == rows.sorted { $0.id < $1.id } }, "every value comes back as written")
-            var disagreements: [String] = []
-            for round in 0..<1_500 where disagreements.count < 3 {
-                let (where_, order) = (filter(), ordering())
-                let limit: Int? =
-                    Int.random(in: 0..<3, using: &fuzzer.random) == 0
-                    ? Int.random(in: 0..<15, using: &fuzzer.random) : nil
-                var answers: [[Int]] = []
-                var counts: [Int] = []
-                for (_, store) in stores {
-                    let repository = store.repository(AllTypes.self)
-                    answers.append(try await repository.fetch(where: where_, orderBy: order, limit: limit).map(\.id))
-                    counts.append(try await repository.count(where: where_))
+            try await PostgresTestServer.withStore { postgres in
+                let stores: [(name: String, store: any Store)] = [
+                    ("in-memory", InMemoryStore()), ("SQLite", try SQLiteStore.temporary()), ("PostgreSQL", postgres),
+                ]
+                for (_, store) in stores { try await store.repository(AllTypes.self).insert(rows) }
+                let stored = try await stores.asyncMap { try await $0.store.repository(AllTypes.self).fetchAll() }
+                #expect(stored.allSatisfy { $0 == rows.sorted { $0.id < $1.id } }, "every value comes back as written")
+                var disagreements: [String] = []
+                for round in 0..<1_500 where disagreements.count < 3 {
+                    let (where_, order) = (filter(), ordering())
+                    let limit: Int? =
+                        Int.random(in: 0..<3, using: &fuzzer.random) == 0
+                        ? Int.random(in: 0..<15, using: &fuzzer.random) : nil
+                    var answers: [[Int]] = []
+                    var counts: [Int] = []
+                    for (_, store) in stores {
+                        let repository = store.repository(AllTypes.self)
+                        answers.append(
+                            try await repository.fetch(where: where_, orderBy: order, limit: limit).map(\.id))
+                        counts.append(try await repository.count(where: where_))
+                    }
+                    if answers.contains(where: { $0 != answers[0] }) || counts.contains(where: { $0 != counts[0] }) {
+                        disagreements.append(
+                            "seed \(seed), round \(round): \(where_.node) order \(order.map(\.term)) limit "
+                                + "\(limit.map(String.init) ?? "none"): "
+                                + zip(stores.map(\.name), zip(answers, counts)).map { "\($0): \($1.0) (\($1.1))" }
+                                .joined(separator: "; "))
+                    }
                 }
-                if answers.contains(where: { $0 != answers[0] }) || counts.contains(where: { $0 != counts[0] }) {
-                    disagreements.append(
-                        "seed \(seed), round \(round): \(where_.node) order \(order.map(\.term)) limit "
-                            + "\(limit.map(String.init) ?? "none"): "
-                            + zip(stores.map(\.name), zip(answers, counts)).map { "\($0): \($1.0) (\($1.1))" }
-                            .joined(separator: "; "))
-                }
+                #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
             }
-            #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
         }
     }
 }

@@ -5,22 +5,24 @@ import Testing
 
 /// The kill loop on SQLite files: `depot-kill-probe` killed with SIGKILL at random moments inside
 /// writes and migration steps; each time a fresh process reopens the file and checks it.
-@Suite("SQLite kill loop", .timeLimit(.minutes(30)))
+@Suite("SQLite kill loop", .serialized, .timeLimit(.minutes(30)))
 struct SQLiteKillLoopTests {
     @Test(
         "a SQLite file killed at random moments holds every transaction wholly or not at all, and takes writes",
         arguments: KillLoop.scenarios)
     func killLoop(_ scenario: String) async throws {
-        let folder = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let migration = scenario.hasPrefix("migrate")
-        let report = try await KillLoop.run(scenario) { kill in
-            // A migration scenario starts each kill on a new file; writes go on in one file.
-            let name = migration ? "store-\(kill + 1).sqlite" : "store.sqlite"
-            return ["--store", folder.appendingPathComponent(name).path]
+        try await HeavyHarness.run {
+            let folder = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let migration = scenario.hasPrefix("migrate")
+            let report = try await KillLoop.run(scenario) { kill in
+                // A migration scenario starts each kill on a new file; writes go on in one file.
+                let name = migration ? "store-\(kill + 1).sqlite" : "store.sqlite"
+                return ["--store", folder.appendingPathComponent(name).path]
+            }
+            print("SQLite kill loop, \(report)")
+            #expect(report.kills == KillLoop.kills)
         }
-        print("SQLite kill loop, \(report)")
-        #expect(report.kills == KillLoop.kills)
     }
 }
 

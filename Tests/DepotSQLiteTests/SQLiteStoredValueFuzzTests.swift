@@ -60,25 +60,27 @@ struct SQLiteStoredValueFuzzTests {
         "a value of any type or encoding written into any column by another program reads back as a value or a named error, never a trap"
     )
     func strayValues() async throws {
-        let folder = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        let store = try SQLiteStore(path: path)
-        let rows = store.repository(AllTypes.self)
-        try await rows.insert(AllTypes.extremes)
-        let queue = try DatabaseQueue(path: path)
-        let outcomes = Outcomes()
-        let columns = Gen.element(of: Self.columns).map { $0 ?? "int8" }
-        await propertyCheck(count: 2000, input: columns, RawSQLiteValue.generator) { column, value in
-            await Self.check(value, in: column, queue: queue, rows: rows, outcomes: outcomes)
+        try await HeavyHarness.run {
+            let folder = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("store.sqlite").path
+            let store = try SQLiteStore(path: path)
+            let rows = store.repository(AllTypes.self)
+            try await rows.insert(AllTypes.extremes)
+            let queue = try DatabaseQueue(path: path)
+            let outcomes = Outcomes()
+            let columns = Gen.element(of: Self.columns).map { $0 ?? "int8" }
+            await propertyCheck(count: 2000, input: columns, RawSQLiteValue.generator) { column, value in
+                await Self.check(value, in: column, queue: queue, rows: rows, outcomes: outcomes)
+            }
+            try queue.close()
+            let (values, errors, refused) = outcomes.counts.withLock { ($0.values, $0.errors, $0.refusedBySQLite) }
+            print(
+                "fuzzed SQLite values: \(values) read as values, \(errors) refused with a named error, "
+                    + "\(refused) refused by SQLite itself (NULL for NOT NULL)")
+            #expect(values + errors + refused == 2000)
+            #expect(errors > 0 && values > 0)
         }
-        try queue.close()
-        let (values, errors, refused) = outcomes.counts.withLock { ($0.values, $0.errors, $0.refusedBySQLite) }
-        print(
-            "fuzzed SQLite values: \(values) read as values, \(errors) refused with a named error, "
-                + "\(refused) refused by SQLite itself (NULL for NOT NULL)")
-        #expect(values + errors + refused == 2000)
-        #expect(errors > 0 && values > 0)
     }
 
     /// Writes `value` into `column` of the first row with plain SQL, reads the row back through

@@ -56,7 +56,9 @@ public final class URLSessionTransport: Transport {
     private static let transportTimeout: TimeInterval = 24 * 60 * 60
 
     /// Sends `request` on ``session`` and returns the whole response; cancelling the calling task
-    /// cancels the `URLSessionTask`. A redirect is returned as it came, not followed.
+    /// cancels the `URLSessionTask`. A redirect is returned as it came, not followed. On Linux a
+    /// request whose method is not idempotent goes out on a connection of its own, so that it is
+    /// never sent twice (libcurl resends a request whose reused connection died unanswered).
     ///
     /// - Parameters:
     ///   - request: The request to send.
@@ -99,6 +101,8 @@ public final class URLSessionTransport: Transport {
         // A task cancelled before it is resumed may never report; do not start one.
         if Task.isCancelled || interruption?.isInterrupted == true { throw CancellationError() }
         let completion = Completion(limit: maximumBodySize)
+        let (session, tasks) = sessionAndRegistry(for: request)
+        defer { if session !== self.session { session.finishTasksAndInvalidate() } }
         let task = session.dataTask(with: outgoing)
         tasks.register(task, completion)
         defer { tasks.remove(task) }
@@ -135,6 +139,24 @@ public final class URLSessionTransport: Transport {
             headers.remove("Content-Length")
         }
         return TransportResponse(status: response.statusCode, headers: headers, body: data)
+    }
+
+    /// The session a request goes out on: ``session``, except for a request whose method is not
+    /// idempotent on Linux, which gets a session (and so a connection) of its own. libcurl, under
+    /// swift-corelibs-foundation, sends a request again by itself when it went out on a reused
+    /// connection that the server closed without answering — a `POST` too, and without its body,
+    /// the call then hanging until its deadline. On a new connection it does not; only the
+    /// client's retry policy sends a request again.
+    private func sessionAndRegistry(for request: TransportRequest) -> (URLSession, TaskRegistry) {
+        #if canImport(FoundationNetworking)
+            if !request.method.isIdempotent {
+                let registry = TaskRegistry()
+                return (
+                    URLSession(configuration: session.configuration, delegate: registry, delegateQueue: nil), registry
+                )
+            }
+        #endif
+        return (session, tasks)
     }
 
     fileprivate static let decodedByFoundation: Set<String> = ["gzip", "x-gzip", "deflate"]

@@ -58,6 +58,13 @@ final class RawServer: Sendable {
     /// The server, started on first use.
     static func shared() async throws -> RawServer { try await starting.value }
 
+    private static let startingUnkept = Task { try await start() }
+
+    /// A second server, started on first use, to which no transport keeps a connection open, so
+    /// that every request opens a new one: ask it only for `/drop…` and `/reset…`, which close
+    /// every connection they are sent on.
+    static func unkept() async throws -> RawServer { try await startingUnkept.value }
+
     private static func start() async throws -> RawServer {
         let events = Events()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -114,17 +121,6 @@ final class RawServer: Sendable {
                 let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["Content-Length": "10000000"])
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            } else if path.hasPrefix("/chunked") {
-                // 5,000 bytes in ten chunks, no length announced.
-                let head = HTTPResponseHead(
-                    version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
-                context.write(wrapOutboundOut(.head(head)), promise: nil)
-                for _ in 0..<10 {
-                    context.write(
-                        wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 500)))),
-                        promise: nil)
-                }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             } else if path.hasPrefix("/chunked-truncated") {
                 let head = HTTPResponseHead(
                     version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
@@ -136,6 +132,17 @@ final class RawServer: Sendable {
                 }
                 context.flush()
                 context.close(promise: nil)
+            } else if path.hasPrefix("/chunked") {
+                // 5,000 bytes in ten chunks, no length announced.
+                let head = HTTPResponseHead(
+                    version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                for _ in 0..<10 {
+                    context.write(
+                        wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(ascii: "x"), count: 500)))),
+                        promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             } else if path.hasPrefix("/trickle") {
                 trickle(context: context)
             } else if path.hasPrefix("/burst/") {

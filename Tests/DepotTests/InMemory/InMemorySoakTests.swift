@@ -8,8 +8,10 @@ struct InMemorySoakTests {
         "8 writers moving money, 8 readers summing and 2 observers at once: no torn total, no lost transfer, no error, observers end on the final state"
     )
     func soak() async throws {
-        let report = try await SoakChecks.run(on: InMemoryStore())
-        print("in-memory soak: \(report)")
-        #expect(report.transfers == 8 * SoakChecks.transfersPerWriter && report.observed > 0, "\(report)")
+        try await HeavyHarness.run {
+            let report = try await SoakChecks.run(on: InMemoryStore())
+            print("in-memory soak: \(report)")
+            #expect(report.transfers == 8 * SoakChecks.transfersPerWriter && report.observed > 0, "\(report)")
+        }
     }
 }

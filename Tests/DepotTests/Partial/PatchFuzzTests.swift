@@ -1,4 +1,5 @@
 import Depot
+import DepotTestSupport
 import Foundation
 import PropertyBased
 import Synchronization
@@ -111,25 +112,29 @@ struct PatchFuzzTests {
     @Test(
         "any JSON body decodes into Field DTOs or fails with a decoding error; the patches then write exactly the fields present, or nothing with a named error"
     )
-    func fuzzedBodies() async {
-        let counts = FuzzCounts()
-        let cut = Gen.int(in: -40...300)  // where the body is cut or gets a stray character; < 0: intact
-        await propertyCheck(count: 10_000, input: FuzzObject.generator.array(of: 0...4), cut, Gen.uint8(in: 32...126)) {
-            objects, position, stray in
-            var body = Array(("[" + objects.map(\.json).joined(separator: ", ") + "]").utf8)
-            if position >= 0 && position < body.count {
-                if stray.isMultiple(of: 2) {
-                    body = Array(body.prefix(position))
-                } else {
-                    body.insert(stray, at: position)
+    func fuzzedBodies() async throws {
+        try await HeavyHarness.run {
+            let counts = FuzzCounts()
+            let cut = Gen.int(in: -40...300)  // where the body is cut or gets a stray character; < 0: intact
+            await propertyCheck(
+                count: 10_000, input: FuzzObject.generator.array(of: 0...4), cut, Gen.uint8(in: 32...126)
+            ) {
+                objects, position, stray in
+                var body = Array(("[" + objects.map(\.json).joined(separator: ", ") + "]").utf8)
+                if position >= 0 && position < body.count {
+                    if stray.isMultiple(of: 2) {
+                        body = Array(body.prefix(position))
+                    } else {
+                        body.insert(stray, at: position)
+                    }
                 }
+                await Self.check(Data(body), counts: counts)
             }
-            await Self.check(Data(body), counts: counts)
+            let (undecodable, written, refused) = counts.value.withLock { ($0.undecodable, $0.written, $0.refused) }
+            print("fuzzed partial responses: \(undecodable) not decodable, \(written) written, \(refused) refused")
+            #expect(undecodable + written + refused == 10_000)
+            #expect(written > 0 && refused > 0 && undecodable > 0)
         }
-        let (undecodable, written, refused) = counts.value.withLock { ($0.undecodable, $0.written, $0.refused) }
-        print("fuzzed partial responses: \(undecodable) not decodable, \(written) written, \(refused) refused")
-        #expect(undecodable + written + refused == 10_000)
-        #expect(written > 0 && refused > 0 && undecodable > 0)
     }
 
     /// Decodes `body`, persists it, and compares the store with what the documentation promises
