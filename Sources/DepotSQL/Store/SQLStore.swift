@@ -239,9 +239,6 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     metadata: ["duration_ms": "\(SQLLogging.milliseconds(elapsed))", "error": "\(error)"])
             }
             writer.end()
-            // A lost connection takes its transaction with it: the server rolls it back, and
-            // there is nothing to send a ROLLBACK over.
-            if let lost = error as? DepotError, lost.kind == .connection { throw error }
             // A failed COMMIT may have ended the transaction already; ROLLBACK then fails
             // with "no transaction", which changes nothing.
             _ = try? await Self.uncancelled { try await connection.execute(renderer.rollback) }
