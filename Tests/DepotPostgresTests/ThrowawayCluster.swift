@@ -32,16 +32,9 @@ struct ThrowawayCluster: Sendable {
     }
 
     /// Runs `.ci/postgres command root`, returning what it printed.
-    ///
-    /// Through `system()` on a thread of its own: Foundation's `Process` here left the finished
-    /// script a zombie and never called back.
     @discardableResult
     static func run(_ command: String, _ root: String) async throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("depot-\(UUID().uuidString).out")
-        let line = "/bin/bash '\(script)' \(command) '\(root)' > '\(output.path)' 2>&1 < /dev/null"
-        let status = try await offPool { system(line) }
-        defer { try? FileManager.default.removeItem(at: output) }
-        let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let (status, printed) = try await shell("/bin/bash '\(script)' \(command) '\(root)'")
         guard status == 0 else {
             throw DepotError(.connection, ".ci/postgres \(command) failed with status \(status): \(printed)")
         }
@@ -69,15 +62,8 @@ struct ThrowawayCluster: Sendable {
 
     /// The PIDs a `pgrep` command line prints.
     static func pids(_ line: String) async throws -> [pid_t] {
-        try await offPool { () -> [pid_t] in
-            guard let pipe = popen(line, "r") else { return [] }
-            var text = ""
-            var buffer = [CChar](repeating: 0, count: 256)
-            while fgets(&buffer, 256, pipe) != nil {
-                text += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
-            pclose(pipe)
-            return text.split(separator: "\n").compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+        try await shell(line).output.split(separator: "\n").compactMap {
+            pid_t($0.trimmingCharacters(in: .whitespaces))
         }
     }
 

@@ -46,8 +46,8 @@ struct SmallFileSystem {
     }
 
     func shell(_ line: String) async throws {
-        let status = try await offPool { system(line + " > /dev/null 2>&1") }
-        guard status == 0 else { throw DepotError(.storage, "`\(line)` failed with status \(status)") }
+        let (status, output) = try await DepotTestSupport.shell(line)
+        guard status == 0 else { throw DepotError(.storage, "`\(line)` failed with status \(status): \(output)") }
     }
 }
 

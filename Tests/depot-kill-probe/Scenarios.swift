@@ -33,6 +33,15 @@ struct KillChecksum: Entity, Equatable {
         Column(\.rows, "rows")
         Column(\.total, "total")
     }
+
+    /// The checksum of `rows`, all written by the transaction of `generation`.
+    init(id: String, generation: Int, of rows: [KillRow]) {
+        self.init(id: id, generation: generation, rows: rows.count, total: rows.reduce(0) { $0 + $1.value })
+    }
+
+    init(id: String, generation: Int, rows: Int, total: Int) {
+        (self.id, self.generation, self.rows, self.total) = (id, generation, rows, total)
+    }
 }
 
 /// A parent whose children a cascade removes and a graph save replaces.
@@ -216,8 +225,7 @@ enum Scenario: String, CaseIterable {
             let rows = (1...n).map {
                 KillRow(id: $0, group: 0, generation: generation, value: value($0, generation), untouched: 7 * $0)
             }
-            let sum = KillChecksum(
-                id: "upserts", generation: generation, rows: n, total: rows.reduce(0) { $0 + $1.value })
+            let sum = KillChecksum(id: checksumID(group: 0), generation: generation, of: rows)
             try await store.write { tx in
                 try await tx.repository(KillRow.self).upsert(rows)
                 try await tx.repository(KillChecksum.self).upsert(sum)
@@ -230,8 +238,7 @@ enum Scenario: String, CaseIterable {
                 return KillRow(
                     id: id, group: group, generation: generation, value: value(id, generation), untouched: 7 * id)
             }
-            let sum = KillChecksum(
-                id: "replace-\(group)", generation: generation, rows: count, total: rows.reduce(0) { $0 + $1.value })
+            let sum = KillChecksum(id: checksumID(group: group), generation: generation, of: rows)
             try await store.write { tx in
                 try await tx.repository(KillRow.self).replace(where: \.group == group, with: rows)
                 try await tx.repository(KillChecksum.self).upsert(sum)
@@ -241,8 +248,7 @@ enum Scenario: String, CaseIterable {
                 let created = (1...n).map {
                     KillRow(id: $0, group: 0, generation: 1, value: value($0, 1), untouched: 7 * $0)
                 }
-                let sum = KillChecksum(
-                    id: "partial", generation: 1, rows: n, total: created.reduce(0) { $0 + $1.value })
+                let sum = KillChecksum(id: checksumID(group: 0), generation: 1, of: created)
                 try await store.write { tx in
                     try await tx.repository(KillRow.self).insert(created)
                     try await tx.repository(KillChecksum.self).upsert(sum)
@@ -256,7 +262,7 @@ enum Scenario: String, CaseIterable {
             try await store.write { tx in
                 try await tx.repository(KillRow.self).apply(patches)
                 try await tx.repository(KillChecksum.self).upsert(
-                    KillChecksum(id: "partial", generation: generation, rows: n, total: total))
+                    KillChecksum(id: checksumID(group: 0), generation: generation, rows: n, total: total))
             }
         case .cascade:
             // Keep three parents: remove the oldest (its children go with it, by the cascade), then
@@ -300,40 +306,29 @@ enum Scenario: String, CaseIterable {
         try await store.checkSchema(
             of: isGraph ? [KillParent.self, KillChild.self] : [KillRow.self, KillChecksum.self])
         switch self {
-        case .upserts, .partial:
-            let rows = try await store.repository(KillRow.self).fetchAll()
-            let sums = try await store.repository(KillChecksum.self).fetchAll()
-            guard let sum = sums.first else {
-                try require(rows.isEmpty, "\(rows.count) rows and no checksum")
-                return 0
-            }
-            try require(sums.count == 1, "\(sums.count) checksums")
-            try require(rows.count == sum.rows, "\(rows.count) rows, the checksum says \(sum.rows)")
-            let generations = Set(rows.map(\.generation))
-            try require(
-                generations == [sum.generation],
-                "rows of generations \(generations.sorted()) beside a checksum of generation \(sum.generation)")
-            let total = rows.reduce(0) { $0 + $1.value }
-            try require(total == sum.total, "the values add up to \(total), the checksum says \(sum.total)")
-            let rewritten = rows.filter { $0.untouched != 7 * $0.id || $0.group != 0 }
-            try require(rewritten.isEmpty, "\(rewritten.count) rows with a field no write assigns changed")
-            return sum.generation
-        case .replace:
+        case .upserts, .partial, .replace:
+            // Each group of rows against its checksum (upserts and patches write group 0 only).
             let rows = try await store.repository(KillRow.self).fetchAll()
             let sums = try await store.repository(KillChecksum.self).fetchAll()
             let byGroup = Dictionary(grouping: rows, by: \.group)
-            for group in 0..<4 {
+            let groups = self == .replace ? Array(0..<4) : [0]
+            let strays = Set(byGroup.keys).subtracting(groups)
+            try require(strays.isEmpty, "rows in groups \(strays.sorted()), which no write makes")
+            for group in groups {
                 let members = byGroup[group] ?? []
-                guard let sum = sums.first(where: { $0.id == "replace-\(group)" }) else {
+                guard let sum = sums.first(where: { $0.id == checksumID(group: group) }) else {
                     try require(members.isEmpty, "group \(group) has \(members.count) rows and no checksum")
                     continue
                 }
                 try require(members.count == sum.rows, "group \(group): \(members.count) rows, checksum \(sum.rows)")
+                let generations = Set(members.map(\.generation))
                 try require(
-                    members.allSatisfy { $0.generation == sum.generation && $0.untouched == 7 * $0.id },
-                    "group \(group) holds rows of another generation than its checksum's \(sum.generation)")
+                    generations == [sum.generation],
+                    "rows of generations \(generations.sorted()) beside a checksum of generation \(sum.generation)")
                 let total = members.reduce(0) { $0 + $1.value }
                 try require(total == sum.total, "group \(group) adds up to \(total), its checksum says \(sum.total)")
+                let rewritten = members.filter { $0.untouched != 7 * $0.id }
+                try require(rewritten.isEmpty, "\(rewritten.count) rows with a field no write assigns changed")
             }
             return sums.map(\.generation).max() ?? 0
         case .cascade, .graph:
@@ -364,6 +359,9 @@ enum Scenario: String, CaseIterable {
     }
 
     private var isGraph: Bool { self == .cascade || self == .graph }
+
+    /// The checksum row of a group of rows: one per group for `replace`, one for the others.
+    private func checksumID(group: Int) -> String { self == .replace ? "replace-\(group)" : rawValue }
 
     private func checkMigration(_ store: some MigratableStore, applied: [String]) async throws -> Int {
         let names = migrations.steps.map(\.name)
