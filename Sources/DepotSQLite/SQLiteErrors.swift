@@ -36,6 +36,9 @@ enum SQLiteErrors {
         } else {
             return error
         }
+        if message == "integer overflow" {
+            return DepotError(.overflow, "an integer sum overflows Int64", underlying: error)
+        }
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return DepotError(

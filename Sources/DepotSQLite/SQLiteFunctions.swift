@@ -77,10 +77,36 @@ enum SQLiteFunctions {
         return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     }
 
+    /// `depot_decimal_sum(value)`: the exact sum of decimals stored as text (integers and reals
+    /// count as their value), as text; NULL when no value was summed. A text that is not a number
+    /// fails the statement, naming it.
+    struct DecimalSum: DatabaseAggregate {
+        var sum: Decimal?
+
+        mutating func step(_ values: [DatabaseValue]) throws {
+            let addend: Decimal
+            switch values.first?.storage {
+            case .string(let text)?:
+                guard let parsed = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw DepotError(
+                        .decodingFailed, "the sum of a decimal column met '\(text)', which is not a number")
+                }
+                addend = parsed
+            case .int64(let number)?: addend = Decimal(number)
+            case .double(let number)?: addend = Decimal(number)
+            case .blob?, .null?, nil: return
+            }
+            sum = (sum ?? 0) + addend
+        }
+
+        func finalize() -> (any DatabaseValueConvertible)? { sum?.description }
+    }
+
     static func register(in db: Database) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.fold, 1, flags, nil, fold, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.distance, 4, flags, nil, distance, nil, nil, nil)
         db.add(collation: decimal)
+        db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))
     }
 }

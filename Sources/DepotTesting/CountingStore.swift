@@ -61,6 +61,16 @@ public final class CountingStore: Store {
         return try await base.count(query)
     }
 
+    /// Computes `query` on ``CountingStore/base``, adding one to ``CountingStore/countCount``.
+    ///
+    /// - Parameter query: The grouped query to compute.
+    /// - Returns: The base store's rows.
+    /// - Throws: The base store's error.
+    public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
+        counters.withLock { $0.counts += 1 }
+        return try await base.aggregate(query)
+    }
+
     /// Runs `body` in a transaction of ``CountingStore/base``; reads inside it are not counted.
     ///
     /// - Parameter body: The transaction's work, given the base store's writer.

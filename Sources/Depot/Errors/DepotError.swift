@@ -42,6 +42,8 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         public static let storage = Kind(name: "storage")
         /// The connection to a database server failed or was lost.
         public static let connection = Kind(name: "connection")
+        /// A computed value does not fit its type (a sum of integer values beyond Int64).
+        public static let overflow = Kind(name: "overflow")
     }
 
     /// What kind of failure this is.

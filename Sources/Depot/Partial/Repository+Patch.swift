@@ -153,8 +153,8 @@ extension Repository {
         // Composite keys become one OR of ANDs: chunked, so no statement passes SQLite's
         // expression depth (1,000) or bound-parameter limits however large the batch.
         let chunkSize = keyColumns.count == 1 ? keys.count : compositeKeysPerQuery
-        for start in stride(from: 0, to: keys.count, by: max(chunkSize, 1)) {
-            let chunk = Array(keys[start..<min(start + chunkSize, keys.count)])
+        for start in stride(from: 0, to: keys.count, by: Swift.max(chunkSize, 1)) {
+            let chunk = Array(keys[start..<Swift.min(start + chunkSize, keys.count)])
             let predicate: PredicateNode
             if keyColumns.count == 1 {
                 predicate = .isIn(column: keyColumns[0], chunk.map { $0[0] })

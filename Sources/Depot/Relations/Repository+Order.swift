@@ -44,12 +44,12 @@ extension Repository {
                 .not(keyNode),
             ])
             let positionIndex = try table.requireColumn(positionColumn)
-            let index = min(index, try await writer.count(SelectQuery(table: table, predicate: siblings)))
+            let index = Swift.min(index, try await writer.count(SelectQuery(table: table, predicate: siblings)))
             for attempt in 0..<2 {
                 let neighbours = try await writer.fetch(
                     SelectQuery(
                         table: table, predicate: siblings, ordering: [.column(positionColumn, descending: false)],
-                        limit: index == 0 ? 1 : 2, offset: max(index - 1, 0)),
+                        limit: index == 0 ? 1 : 2, offset: Swift.max(index - 1, 0)),
                     decode: { $0[positionIndex].doubleValue ?? 0 })
                 let before = index == 0 ? nil : neighbours.first
                 let after = index == 0 ? neighbours.first : neighbours.dropFirst().first

@@ -26,6 +26,10 @@ final class SerializedWriter: StoreWriter {
         try await exclusive { try await base.count(query) }
     }
 
+    func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
+        try await exclusive { try await base.aggregate(query) }
+    }
+
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try await exclusive { try await base.write(rows, into: table, mode: mode) }
     }

@@ -24,4 +24,16 @@ public protocol StoreReader: Sendable {
     ///
     /// - Throws: A ``DepotError``, as ``scan(_:_:)`` does.
     func count(_ query: SelectQuery) async throws -> Int
+
+    /// The groups and aggregates of `query`, computed inside the store: one row per group, the
+    /// grouping columns' values then the aggregates', typed as ``AggregateQuery/resultTable``
+    /// says (see ``AggregateQuery`` for empty results). A table that does not exist yet reads as
+    /// empty.
+    ///
+    /// Stores that do not aggregate by themselves get a default that computes it in Swift over
+    /// the rows ``scan(_:_:)`` returns; SQL stores run one `GROUP BY` statement.
+    ///
+    /// - Throws: A ``DepotError`` of kind `.invalidQuery` (``AggregateQuery/validate()``),
+    ///   `.overflow` when an integer sum exceeds Int64, and what ``scan(_:_:)`` throws.
+    func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]]
 }

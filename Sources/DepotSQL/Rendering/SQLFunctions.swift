@@ -17,6 +17,9 @@ public enum SQLFunctions {
     public static let distance = "depot_distance"
     /// `COLLATE depot_decimal`: orders exact decimals stored as text by value (SQLite).
     public static let decimalCollation = "depot_decimal"
+    /// `depot_decimal_sum(value)`: the exact sum of decimals stored as text, as text (SQLite's own
+    /// `SUM` would add them as doubles).
+    public static let decimalSum = "depot_decimal_sum"
     /// `depot_announce_commit()`: the statement-level trigger function that announces a Depot
     /// table's changes on ``commitChannel`` (PostgreSQL).
     public static let announceCommit = "depot_announce_commit"

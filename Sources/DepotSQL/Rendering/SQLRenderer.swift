@@ -97,7 +97,7 @@ public struct SQLRenderer: Sendable {
 
     /// `LIMIT` and `OFFSET`, bound rather than written into the text: a statement per distinct
     /// page would fill the engines' statement caches (one entry per value an API client sends).
-    private func limitClause(limit: Int?, offset: Int?, _ builder: inout ArgumentList) -> String {
+    func limitClause(limit: Int?, offset: Int?, _ builder: inout ArgumentList) -> String {
         switch (limit, offset, dialect) {
         case (nil, nil, _), (nil, 0?, _): return ""
         case (let limit?, nil, _), (let limit?, 0?, _): return " LIMIT " + builder.add(.integer(Int64(limit)))
@@ -265,7 +265,7 @@ public struct SQLRenderer: Sendable {
     }
 
     /// A column as a comparison operand: byte-order text, exact decimals.
-    private func operand(_ column: String, _ table: TableDescription) -> String {
+    func operand(_ column: String, _ table: TableDescription) -> String {
         let type = table.columns.first { $0.name == column }?.type
         switch (dialect, type) {
         case (.sqlite, .decimal?): return "\(quote(column)) COLLATE \(SQLFunctions.decimalCollation)"

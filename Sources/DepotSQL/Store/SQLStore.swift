@@ -105,6 +105,27 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         }
     }
 
+    /// Computes `query` with one `GROUP BY` statement on a reader connection (a table that does
+    /// not exist answers ``AggregateQuery/emptyResult``).
+    ///
+    /// - Throws: `DepotError`, as ``scan(_:_:)`` does; `.overflow` when an integer sum exceeds Int64.
+    public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
+        try query.validate()
+        try await engine.prepare()
+        return try await withReader { connection in
+            guard
+                let query = try await query.resolved(exists: {
+                    try await self.prepareTable($0, on: connection, create: false) != .missing
+                })
+            else { return query.emptyResult }
+            do {
+                return try await self.renderer.run(query, on: connection)
+            } catch  where self.engine.isMissingTable(error, query.table) {
+                return query.emptyResult
+            }
+        }
+    }
+
     /// `query` with its subqueries resolved against the tables that exist; `nil` when its own
     /// table does not.
     private func resolved(_ query: SelectQuery, on connection: Connection) async throws -> SelectQuery? {

@@ -50,6 +50,15 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         return try await connection.count(renderer.count(query))
     }
 
+    package func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
+        try books.checkActive()
+        try query.validate()
+        guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
+            return query.emptyResult
+        }
+        return try await renderer.run(query, on: connection)
+    }
+
     package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try books.checkActive()
         let keyPositions = try table.keyPositions(inWrite: rows)

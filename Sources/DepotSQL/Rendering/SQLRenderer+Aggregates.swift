@@ -1,0 +1,157 @@
+import Depot
+import Foundation
+
+extension SQLRenderer {
+    // MARK: - Aggregates
+
+    /// The `SELECT … GROUP BY` of an aggregate query: the grouping columns, then each aggregate,
+    /// typed as ``AggregateQuery/resultTable`` says.
+    ///
+    /// ```swift
+    /// // airports.group(by: \.country, computing: .count, .max(\.elevation),
+    /// //                having: Aggregate.count > 100, orderBy: [.descending(.count)], limit: 3)
+    /// // SQLite:     SELECT "country", COUNT(*), MAX("elevation") FROM "airports"
+    /// //             GROUP BY "country" HAVING COUNT(*) > ?
+    /// //             ORDER BY COUNT(*) DESC, "country" LIMIT ?
+    /// // PostgreSQL: SELECT "country", COUNT(*), MAX("elevation") FROM "airports"
+    /// //             GROUP BY "country" HAVING COUNT(*) > $1
+    /// //             ORDER BY COUNT(*) DESC NULLS LAST, "country" COLLATE "C" ASC NULLS FIRST LIMIT $2
+    /// ```
+    public func aggregate(_ query: AggregateQuery) -> SQLStatement {
+        var builder = ArgumentList(dialect: dialect)
+        let table = query.table
+        var selected = query.groupBy.map(quote)
+        selected += query.aggregates.map { expression($0, table) }
+        var sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + quote(table.name)
+        if let predicate = query.predicate {
+            sql += " WHERE " + render(predicate, table, &builder)
+        }
+        if !query.groupBy.isEmpty {
+            sql += " GROUP BY " + query.groupBy.map { groupOperand($0, table) }.joined(separator: ", ")
+        }
+        if let having = query.having {
+            sql += " HAVING " + render(having, table, &builder)
+        }
+        let order = query.ordering.map { term -> String in
+            let (subject, descending): (String, Bool)
+            switch term {
+            case .group(let name, let isDescending): (subject, descending) = (operand(name, table), isDescending)
+            case .aggregate(let aggregate, let isDescending):
+                (subject, descending) = (comparable(aggregate, table), isDescending)
+            }
+            switch dialect {
+            case .sqlite: return descending ? "\(subject) DESC" : subject
+            case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
+            }
+        }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        sql += limitClause(limit: query.limit, offset: query.offset, &builder)
+        return SQLStatement(sql: sql, arguments: builder.values)
+    }
+
+    /// A grouping column: SQLite groups exact decimals (stored as text) by value.
+    private func groupOperand(_ column: String, _ table: TableDescription) -> String {
+        let type = table.columns.first { $0.name == column }?.type
+        if dialect == .sqlite, type == .decimal { return "\(quote(column)) COLLATE \(SQLFunctions.decimalCollation)" }
+        return quote(column)
+    }
+
+    /// The SQL computing `term`, of the storage type ``AggregateTerm/resultType(columnType:)``
+    /// gives (PostgreSQL's integer sums come back as `numeric`; the store narrows them).
+    func expression(_ term: AggregateTerm, _ table: TableDescription) -> String {
+        guard let name = term.column else { return "COUNT(*)" }
+        let column = quote(name)
+        let type = table.columns.first { $0.name == name }?.type
+        switch (term.function, dialect, type) {
+        case (.count, _, _):
+            return "COUNT(\(column))"
+        case (.sum, .sqlite, .decimal?):
+            return "COALESCE(\(SQLFunctions.decimalSum)(\(column)), '0')"
+        case (.sum, .sqlite, .double?):
+            return "TOTAL(\(column))"
+        case (.sum, _, _):
+            return "COALESCE(SUM(\(column)), 0)"
+        case (.average, .sqlite, _):
+            return "(SUM(\(column)) * 1.0 / NULLIF(COUNT(\(column)), 0))"
+        case (.average, .postgres, _):
+            return "(CAST(SUM(\(column)) AS double precision) / NULLIF(COUNT(\(column)), 0))"
+        case (.min, _, _), (.max, _, _):
+            let function = term.function == .min ? "MIN" : "MAX"
+            switch (dialect, type) {
+            case (.sqlite, .decimal?): return "\(function)(\(column) COLLATE \(SQLFunctions.decimalCollation))"
+            case (.postgres, .text?), (.postgres, .url?): return "\(function)(\(column) COLLATE \"C\")"
+            // PostgreSQL has no MIN of uuid; the text of a uuid orders as its bytes do.
+            case (.postgres, .uuid?): return "CAST(\(function)(CAST(\(column) AS text) COLLATE \"C\") AS uuid)"
+            default: return "\(function)(\(column))"
+            }
+        }
+    }
+
+    /// `term`'s SQL where it is compared or ordered: SQLite compares exact decimals (text) by
+    /// value only with the collation written next to the operand.
+    private func comparable(_ term: AggregateTerm, _ table: TableDescription) -> String {
+        let type = term.column.flatMap { name in table.columns.first { $0.name == name }?.type }
+        if dialect == .sqlite, type == .decimal, term.function != .count {
+            return "(\(expression(term, table))) COLLATE \(SQLFunctions.decimalCollation)"
+        }
+        return expression(term, table)
+    }
+
+    /// Renders a `HAVING` condition; values are appended to `arguments`.
+    func render(_ node: AggregatePredicate, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
+        switch node {
+        case .compare(let term, let op, let value):
+            return "\(comparable(term, table)) \(op.rawValue) \(arguments.add(value))"
+        case .and(let nodes):
+            if nodes.isEmpty { return "1 = 1" }
+            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " AND ")
+        case .or(let nodes):
+            if nodes.isEmpty { return "1 = 0" }
+            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
+        case .not(let inner):
+            return "NOT (" + render(inner, table, &arguments) + ")"
+        }
+    }
+}
+
+extension SQLRenderer {
+    /// Runs the rendered `query` on `connection` and returns its rows as
+    /// ``AggregateQuery/resultTable`` types them: PostgreSQL's integer sums (`numeric`) narrowed
+    /// to Int64, an overflow named by table and column.
+    func run(_ query: AggregateQuery, on connection: some SQLConnection) async throws -> [[StoredValue]] {
+        let result = query.resultTable
+        let rows: [[StoredValue]]
+        do {
+            rows = try await connection.scan(aggregate(query), table: result) { cursor in
+                var rows: [[StoredValue]] = []
+                let width = result.columns.count
+                while try cursor.next() { rows.append((0..<width).map { cursor.value(at: $0) }) }
+                return rows
+            }
+        } catch let error as DepotError where error.kind == .overflow && error.column == nil {
+            throw Self.overflow(query, query.aggregates.first { $0.function == .sum }, underlying: error)
+        }
+        let first = query.groupBy.count
+        return try rows.map { row in
+            var row = row
+            for (position, term) in query.aggregates.enumerated()
+            where result.columns[first + position].type == .integer {
+                guard case .decimal(let number) = row[first + position] else { continue }
+                guard number >= Decimal(Int64.min), number <= Decimal(Int64.max) else {
+                    throw Self.overflow(query, term, underlying: nil)
+                }
+                row[first + position] = .integer(NSDecimalNumber(decimal: number).int64Value)
+            }
+            return row
+        }
+    }
+
+    private static func overflow(_ query: AggregateQuery, _ term: AggregateTerm?, underlying: (any Error)?)
+        -> DepotError
+    {
+        DepotError(
+            .overflow,
+            "the sum of column \(term?.column ?? "?") of \(query.table.entityName) (table '\(query.table.name)') "
+                + "overflows Int64", table: query.table.name, column: term?.column, underlying: underlying)
+    }
+}

@@ -1,0 +1,184 @@
+import Depot
+import Foundation
+import Testing
+
+extension Store {
+    /// The sample orders, stored.
+    func seededOrders() async throws -> Repository<TestOrder> {
+        let orders = repository(TestOrder.self)
+        try await orders.insert(TestOrder.sample)
+        return orders
+    }
+}
+
+/// Byte order of text, as stores order it.
+private func bytewise(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+/// The bytes of a UUID, as stores order them.
+private func bytes(_ uuid: UUID) -> [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+
+extension StoreConformance {
+    static let aggregateCases: [ConformanceCase] = [
+        ConformanceCase("count, sum, average, min and max over a filter, NULLs ignored, decimals exact") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            let sample = TestOrder.sample
+            let (count, discounted, quantity, discount, total, weight) = try await orders.aggregate(
+                .count, .count(\.discount), .sum(\.quantity), .sum(\.discount), .sum(\.total), .sum(\.weight))
+            #expect(count == sample.count)
+            #expect(discounted == sample.filter { $0.discount != nil }.count)
+            #expect(quantity == sample.map(\.quantity).reduce(0, +))
+            #expect(discount == sample.compactMap(\.discount).reduce(0, +))
+            #expect(total == sample.map(\.total).reduce(0, +), "decimal sums are exact")
+            #expect(weight == sample.map(\.weight).reduce(0, +), "these doubles sum exactly in any order")
+            let ada = sample.filter { $0.customer == "ada" }
+            #expect(try await orders.sum(\.total, where: \.customer == "ada") == Decimal(string: "0.31"))
+            #expect(try await orders.sum(\.quantity, where: \.customer == "ada") == ada.map(\.quantity).reduce(0, +))
+            let mean = try await orders.average(\.quantity, where: \.customer == "ada")
+            #expect(mean == Double(ada.map(\.quantity).reduce(0, +)) / Double(ada.count))
+            #expect(try await orders.average(\.discount) == 11.0 / 5.0, "NULLs are not counted")
+            #expect(try await orders.min(\.quantity) == -2)
+            #expect(try await orders.max(\.quantity, where: \.region == "south") == 7)
+            #expect(try await orders.max(\.discount, where: \.customer == "ada") == 1)
+            #expect(try await orders.exists(where: \.customer == "bo"))
+            #expect(!(try await orders.exists(where: \.customer == "nobody")))
+        },
+        ConformanceCase("min and max order as ORDER BY does: text by bytes, decimals by value, UUIDs by bytes") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            let sample = TestOrder.sample
+            #expect(try await orders.min(\.customer) == sample.map(\.customer).min(by: bytewise))
+            #expect(try await orders.max(\.customer) == "Örjan")
+            #expect(try await orders.min(\.customer) == "Zed", "uppercase before lowercase")
+            #expect(try await orders.max(\.total, where: \.id < 6) == Decimal(string: "10.5"), "not text order")
+            #expect(try await orders.min(\.total) == Decimal(string: "-3.33"))
+            #expect(try await orders.min(\.placed) == sample.map(\.placed).min())
+            #expect(try await orders.max(\.placed) == sample.map(\.placed).max())
+            let trackings = sample.compactMap(\.tracking)
+            #expect(
+                try await orders.max(\.tracking)
+                    == trackings.max { bytes($0).lexicographicallyPrecedes(bytes($1)) })
+            #expect(
+                try await orders.min(\.tracking)
+                    == trackings.min { bytes($0).lexicographicallyPrecedes(bytes($1)) })
+            #expect(try await orders.min(\.region) == "north")
+        },
+        ConformanceCase("aggregates over no rows: count and sum 0, the others nil; also before the table exists") {
+            (store: any Store) async throws in
+            let orders = store.repository(TestOrder.self)
+            for round in 0..<2 {
+                let (count, quantity, total, weight, mean, lowest, highest) = try await orders.aggregate(
+                    .count, .sum(\.quantity), .sum(\.total), .sum(\.weight), .average(\.weight), .min(\.customer),
+                    .max(\.placed), where: \.customer == "nobody")
+                #expect(count == 0 && quantity == 0 && total == 0 && weight == 0)
+                #expect(mean == nil && lowest == nil && highest == nil)
+                let nobody: Filter<TestOrder> = \.customer == "nobody"
+                #expect(try await orders.group(by: \.region, computing: .count, where: nobody).isEmpty)
+                #expect(try await orders.distinct(\.customer, where: nobody).isEmpty)
+                #expect(!(try await orders.exists(where: nobody)))
+                if round == 0 { try await orders.insert(TestOrder.sample) }
+            }
+            #expect(try await orders.average(\.discount, where: \.discount == nil) == nil, "only NULLs: no values")
+            #expect(try await orders.sum(\.discount, where: \.discount == nil) == 0)
+        },
+        ConformanceCase("group by one and two columns: NULL is a group of its own, ordered by the groups") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            let sample = TestOrder.sample
+            let regions = try await orders.group(by: \.region, computing: .count, .sum(\.total), .max(\.weight))
+            #expect(regions.map(\.0) == [nil, "north", "south"], "NULL first, then byte order")
+            for (region, count, total, weight) in regions {
+                let rows = sample.filter { $0.region == region }
+                #expect(count == rows.count)
+                #expect(total == rows.map(\.total).reduce(0, +))
+                #expect(weight == rows.map(\.weight).max())
+            }
+            let pairs = try await orders.group(by: \.customer, \.region, computing: .count)
+            let expected = Dictionary(grouping: sample) { "\($0.customer)|\($0.region ?? "∅")" }
+            #expect(pairs.count == expected.count)
+            for (customer, region, count) in pairs {
+                #expect(count == expected["\(customer)|\(region ?? "∅")"]?.count)
+            }
+            #expect(
+                pairs.map(\.0) == pairs.map(\.0).sorted(by: bytewise), "ordered by the first grouping column first")
+            let triples = try await orders.group(by: \.customer, \.region, \.discount, where: \.quantity > 0)
+            let distinct = Set(
+                sample.filter { $0.quantity > 0 }.map { "\($0.customer)|\($0.region ?? "")|\($0.discount ?? -1)" })
+            #expect(triples.count == distinct.count)
+        },
+        ConformanceCase("having keeps groups by their aggregates; order by aggregates, then limit and offset") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            let busy = try await orders.group(
+                by: \.customer, computing: .count, .sum(\.quantity), having: Aggregate.count >= 2,
+                orderBy: [.descending(.sum(\.quantity))])
+            #expect(busy.map(\.0) == ["Örjan", "Zed", "ada", "bo"])
+            #expect(busy.map(\.2) == [14, 9, 9, -2], "ties ordered by the group, bytewise")
+            let top = try await orders.group(
+                by: \.customer, computing: .sum(\.total), having: Aggregate.sum(\.total) > Decimal(1),
+                orderBy: [.ascending(.sum(\.total))], limit: 1, offset: 1)
+            #expect(top.map(\.0) == ["Zed"])
+            let quiet = try await orders.group(
+                by: \.customer, computing: .max(\.discount),
+                having: !(Aggregate.max(\.discount) > 1) || Aggregate.count == 3)
+            #expect(quiet.map(\.0) == ["ada"])
+            let high = try await orders.group(by: \.region, computing: .count, having: Aggregate.max(\.discount) > 1)
+            #expect(high.map(\.0) == ["north", "south"])
+            let low = try await orders.group(
+                by: \.region, computing: .count, having: !(Aggregate.max(\.discount) > 1))
+            #expect(low.isEmpty, "the NULL region's max is NULL: unknown, so neither it nor its negation holds")
+            let byName = try await orders.group(
+                by: \.customer, computing: .count, orderBy: [.descending(\.customer)], limit: 2)
+            #expect(byName.map(\.0) == ["Örjan", "bo"])
+            let grand = try await orders.aggregate(.count, where: \.quantity > 100)
+            #expect(grand == 0)
+        },
+        ConformanceCase("distinct values of a column, NULL first, with a filter, limit and offset") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            #expect(try await orders.distinct(\.customer) == ["Zed", "ada", "bo", "Örjan"])
+            #expect(try await orders.distinct(\.region) == [nil, "north", "south"])
+            #expect(try await orders.distinct(\.region, where: \.customer == "ada") == ["north", "south"])
+            #expect(try await orders.distinct(\.customer, limit: 2, offset: 1) == ["ada", "bo"])
+            #expect(try await orders.distinct(\.discount).count == 6)
+        },
+        ConformanceCase("an integer sum beyond Int64 fails with .overflow naming the column") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            try await orders.insert(
+                TestOrder(id: 100, customer: "big", quantity: Int.max - 1, total: 0, weight: 0, placed: Date()))
+            #expect(try await orders.max(\.quantity) == Int.max - 1, "a large value alone is fine")
+            let error = await #expect(throws: DepotError.self) { try await orders.sum(\.quantity) }
+            #expect(error?.kind == .overflow)
+            #expect(error?.column == "quantity")
+            #expect(error?.message.contains("orders") == true)
+            #expect(try await orders.sum(\.quantity, where: \.customer == "big") == Int.max - 1)
+        },
+        ConformanceCase("aggregates a column's type does not define are refused with .invalidQuery naming it") {
+            (store: any Store) async throws in
+            _ = try await store.seededOrders()
+            let table = TestOrder.schema.table
+            for term in [
+                AggregateTerm(.sum, "customer"), AggregateTerm(.average, "total"), AggregateTerm(.min, nil),
+                AggregateTerm(.max, "nope"),
+            ] {
+                let error = await #expect(throws: DepotError.self) {
+                    try await store.aggregate(AggregateQuery(table: table, aggregates: [term]))
+                }
+                #expect(error?.kind == .invalidQuery)
+            }
+            let ordered = await #expect(throws: DepotError.self) {
+                try await store.aggregate(
+                    AggregateQuery(
+                        table: table, groupBy: ["customer"], aggregates: [],
+                        ordering: [.group("region", descending: false)]))
+            }
+            #expect(ordered?.kind == .invalidQuery)
+            #expect(ordered?.column == "region")
+            let negative = await #expect(throws: DepotError.self) {
+                try await store.aggregate(AggregateQuery(table: table, aggregates: [.init(.count, nil)], limit: -1))
+            }
+            #expect(negative?.kind == .invalidQuery)
+        },
+    ]
+}

@@ -1,0 +1,79 @@
+import Depot
+import DepotSQL
+import DepotTesting
+import Foundation
+import Testing
+
+/// The exact SQL aggregates and groupings run, per dialect.
+@Suite("Aggregate golden SQL")
+struct AggregateSQLGoldenTests {
+    let sqlite = SQLRenderer(dialect: .sqlite)
+    let postgres = SQLRenderer(dialect: .postgres)
+    let table = TestOrder.schema.table
+
+    @Test("each aggregate per dialect: exact decimal sums, averages of the exact sum, byte-order min of text")
+    func aggregates() {
+        let query = AggregateQuery(
+            table: table, predicate: (\TestOrder.customer == "ada").node,
+            aggregates: [
+                .init(.count, nil), .init(.count, "discount"), .init(.sum, "quantity"), .init(.sum, "total"),
+                .init(.sum, "weight"), .init(.average, "quantity"), .init(.min, "customer"), .init(.max, "total"),
+                .init(.max, "tracking"),
+            ])
+        let lite = sqlite.aggregate(query)
+        #expect(
+            lite.sql
+                == "SELECT COUNT(*), COUNT(\"discount\"), COALESCE(SUM(\"quantity\"), 0), "
+                + "COALESCE(depot_decimal_sum(\"total\"), '0'), TOTAL(\"weight\"), "
+                + "(SUM(\"quantity\") * 1.0 / NULLIF(COUNT(\"quantity\"), 0)), MIN(\"customer\"), "
+                + "MAX(\"total\" COLLATE depot_decimal), MAX(\"tracking\") FROM \"orders\" WHERE \"customer\" = ?")
+        #expect(lite.arguments == [.text("ada")])
+        #expect(
+            postgres.aggregate(query).sql
+                == "SELECT COUNT(*), COUNT(\"discount\"), COALESCE(SUM(\"quantity\"), 0), "
+                + "COALESCE(SUM(\"total\"), 0), COALESCE(SUM(\"weight\"), 0), "
+                + "(CAST(SUM(\"quantity\") AS double precision) / NULLIF(COUNT(\"quantity\"), 0)), "
+                + "MIN(\"customer\" COLLATE \"C\"), MAX(\"total\"), "
+                + "CAST(MAX(CAST(\"tracking\" AS text) COLLATE \"C\") AS uuid) FROM \"orders\" "
+                + "WHERE \"customer\" COLLATE \"C\" = $1")
+    }
+
+    @Test("group by, having, order by an aggregate then the groups, bound limit and offset")
+    func grouped() {
+        let count = AggregateTerm(.count, nil)
+        let total = AggregateTerm(.sum, "total")
+        let query = AggregateQuery(
+            table: table, groupBy: ["region", "total"], aggregates: [count],
+            having: .and([.compare(count, .greater, .integer(1)), .not(.compare(total, .less, .decimal(5)))]),
+            ordering: [.aggregate(total, descending: true)], limit: 3, offset: 1)
+        let lite = sqlite.aggregate(query)
+        #expect(
+            lite.sql
+                == "SELECT \"region\", \"total\", COUNT(*) FROM \"orders\" "
+                + "GROUP BY \"region\", \"total\" COLLATE depot_decimal "
+                + "HAVING (COUNT(*) > ?) AND (NOT ((COALESCE(depot_decimal_sum(\"total\"), '0')) COLLATE depot_decimal < ?)) "
+                + "ORDER BY (COALESCE(depot_decimal_sum(\"total\"), '0')) COLLATE depot_decimal DESC, \"region\", "
+                + "\"total\" COLLATE depot_decimal LIMIT ? OFFSET ?")
+        #expect(lite.arguments == [.integer(1), .decimal(5), .integer(3), .integer(1)])
+        #expect(
+            postgres.aggregate(query).sql
+                == "SELECT \"region\", \"total\", COUNT(*) FROM \"orders\" GROUP BY \"region\", \"total\" "
+                + "HAVING (COUNT(*) > $1) AND (NOT (COALESCE(SUM(\"total\"), 0) < $2)) "
+                + "ORDER BY COALESCE(SUM(\"total\"), 0) DESC NULLS LAST, \"region\" COLLATE \"C\" ASC NULLS FIRST, "
+                + "\"total\" ASC NULLS FIRST LIMIT $3 OFFSET $4")
+    }
+
+    @Test("a result table types each aggregate as stores return it")
+    func resultTypes() {
+        let query = AggregateQuery(
+            table: table, groupBy: ["customer"],
+            aggregates: [
+                .init(.count, "total"), .init(.sum, "total"), .init(.average, "quantity"), .init(.min, "placed"),
+            ])
+        #expect(query.resultTable.columns.map(\.type) == [.text, .integer, .decimal, .double, .date])
+        #expect(query.emptyResult.isEmpty, "grouped: no rows, no groups")
+        var ungrouped = query
+        ungrouped.groupBy = []
+        #expect(ungrouped.emptyResult == [[.integer(0), .decimal(0), .null, .null]])
+    }
+}
