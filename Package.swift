@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
+                "Depot", "DepotSQL", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

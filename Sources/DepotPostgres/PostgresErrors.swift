@@ -17,6 +17,8 @@ enum PostgresErrors {
             case _ where state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03":
                 return DepotError(
                     .connection, "lost the connection to PostgreSQL at \(address): \(message)", underlying: error)
+            case "22003":
+                return DepotError(.overflow, "PostgreSQL: \(message)", table: table, column: column, underlying: error)
             case "40001", "40P01":
                 return DepotError(.transaction, "PostgreSQL aborted the transaction: \(message)", underlying: error)
             default:

@@ -153,6 +153,36 @@ extension StoreConformance {
             #expect(error?.column == "quantity")
             #expect(error?.message.contains("orders") == true)
             #expect(try await orders.sum(\.quantity, where: \.customer == "big") == Int.max - 1)
+            let average = await #expect(throws: DepotError.self) { try await orders.average(\.quantity) }
+            #expect(average?.kind == .overflow, "an integer average divides the exact sum, which overflows")
+        },
+        ConformanceCase("a floating-point sum or average that is not finite fails with .overflow on every store") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            func order(_ id: Int, _ weight: Double) -> TestOrder {
+                TestOrder(id: id, customer: "c\(id)", quantity: 1, total: 0, weight: weight, placed: Date())
+            }
+            try await orders.insert([
+                order(100, .greatestFiniteMagnitude), order(101, .greatestFiniteMagnitude), order(102, .infinity),
+                order(103, -.infinity),
+            ])
+            let cases: [(Filter<TestOrder>, String)] = [
+                (\.id == 100 || \.id == 101, "beyond the largest double"), (\.id == 102, "infinity"),
+                (\.id == 102 || \.id == 103, "infinity minus infinity"),
+            ]
+            for (filter, what) in cases {
+                let sum = await #expect(throws: DepotError.self, "sum of \(what)") {
+                    try await orders.sum(\.weight, where: filter)
+                }
+                #expect(sum?.kind == .overflow, "sum of \(what)")
+                #expect(sum?.column == "weight")
+                let mean = await #expect(throws: DepotError.self, "average of \(what)") {
+                    try await orders.average(\.weight, where: filter)
+                }
+                #expect(mean?.kind == .overflow, "average of \(what)")
+            }
+            #expect(try await orders.max(\.weight) == .infinity, "min and max of infinities are fine")
+            #expect(try await orders.sum(\.weight, where: \.id == 100) == .greatestFiniteMagnitude)
         },
         ConformanceCase("aggregates a column's type does not define are refused with .invalidQuery naming it") {
             (store: any Store) async throws in

@@ -49,7 +49,7 @@ struct ThreeStoreAgreementTests {
     }
 
     @Test(
-        "random writes and 10,000 random queries give the same rows, in the same order, and the same counts on the in-memory, SQLite and PostgreSQL stores"
+        "random writes, 10,000 random queries and 1,000 random grouped queries give the same rows, in the same order, and the same counts and aggregates on the in-memory, SQLite and PostgreSQL stores"
     )
     func randomWritesAndQueriesAgree() async throws {
         try await HeavyHarness.run {
@@ -74,6 +74,7 @@ struct ThreeStoreAgreementTests {
                 defer { for watcher in watchers { watcher.cancel() } }
                 var nextKey = 0
                 var queries = 0
+                var aggregates = 0
                 for step in 0..<40 {
                     let write = Self.randomWrite(&fuzzer, nextKey: &nextKey)
                     var outcomes: [String] = []
@@ -95,6 +96,28 @@ struct ThreeStoreAgreementTests {
                     try #require(
                         contents.allSatisfy { $0 == contents[0] },
                         "seed \(seed), step \(step): after \(write) the stores hold different rows")
+                    for _ in 0..<25 {
+                        aggregates += 1
+                        let query = fuzzer.aggregateQuery()
+                        // Rows compared as stored values (-0.0 equals 0.0, as in SQL), failures by kind.
+                        let answers = await stores.all.asyncMap { entry -> (rows: [[StoredValue]]?, failure: String?) in
+                            do {
+                                return (try await entry.store.aggregate(query), nil)
+                            } catch let error as DepotError {
+                                return (nil, "\(error.kind)")
+                            } catch {
+                                return (nil, "\(error)")
+                            }
+                        }
+                        if !answers.allSatisfy({ $0.rows == answers[0].rows && $0.failure == answers[0].failure }) {
+                            Issue.record(
+                                """
+                                seed \(seed), step \(step), aggregate \(aggregates): \(query)
+                                answers: \(zip(stores.all.map(\.name), answers).map { "\($0): \($1)" })
+                                """)
+                            return
+                        }
+                    }
                     for _ in 0..<250 {
                         queries += 1
                         let query = Query(
@@ -114,6 +137,7 @@ struct ThreeStoreAgreementTests {
                     }
                 }
                 #expect(queries == 10_000)
+                #expect(aggregates == 1_000)
 
                 // Every observer ends on the stores' final answer, having delivered only consistent changes.
                 for (name, store) in stores.all {

@@ -32,7 +32,7 @@ struct AggregateSQLGoldenTests {
             postgres.aggregate(query).sql
                 == "SELECT COUNT(*), COUNT(\"discount\"), COALESCE(SUM(\"quantity\"), 0), "
                 + "COALESCE(SUM(\"total\"), 0), COALESCE(SUM(\"weight\"), 0), "
-                + "(CAST(SUM(\"quantity\") AS double precision) / NULLIF(COUNT(\"quantity\"), 0)), "
+                + "(CAST(CAST(SUM(\"quantity\") AS bigint) AS double precision) / NULLIF(COUNT(\"quantity\"), 0)), "
                 + "MIN(\"customer\" COLLATE \"C\"), MAX(\"total\"), "
                 + "CAST(MAX(CAST(\"tracking\" AS text) COLLATE \"C\") AS uuid) FROM \"orders\" "
                 + "WHERE \"customer\" COLLATE \"C\" = $1")

@@ -86,4 +86,48 @@ public struct QueryFuzzer: Sendable {
         }
         return terms
     }
+
+    /// A grouped query over the airports: up to two grouping columns, up to four aggregates (sums
+    /// and averages only of the coordinates, whose values add exactly in any order), a having
+    /// condition, an order by aggregates or groups, a limit and an offset.
+    public mutating func aggregateQuery() -> AggregateQuery {
+        let table = TestAirport.schema.table
+        let groupBy = Array(
+            ["country", "iata", "city"].shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random)))
+        let candidates: [AggregateTerm] = [
+            .init(.count, nil), .init(.count, "iata"), .init(.count, "city"), .init(.sum, "lat"), .init(.sum, "lon"),
+            .init(.average, "lat"), .init(.average, "lon"), .init(.min, "name"), .init(.max, "name"),
+            .init(.min, "iata"), .init(.max, "city"), .init(.min, "elevation"), .init(.max, "elevation"),
+            .init(.max, "country"),
+        ]
+        var aggregates: [AggregateTerm] = []
+        for _ in 0..<Int.random(in: (groupBy.isEmpty ? 1 : 0)...4, using: &random) {
+            let term = pick(candidates)
+            if !aggregates.contains(term) { aggregates.append(term) }
+        }
+        var having: AggregatePredicate?
+        if chance(40) {
+            let conditions: [AggregatePredicate] = [
+                .compare(
+                    .init(.count, nil), pick([.greater, .lessOrEqual, .equal]),
+                    .integer(Int64(Int.random(in: 0...4, using: &random)))),
+                .compare(.init(.min, "name"), pick([.less, .greaterOrEqual]), .text(pick(texts))),
+                .compare(.init(.max, "elevation"), pick([.greater, .less]), .double(pick(numbers))),
+                .compare(.init(.sum, "lat"), .greater, .double(Double(Int.random(in: -100...100, using: &random)))),
+            ]
+            having = chance(70) ? pick(conditions) : .or([pick(conditions), .not(pick(conditions))])
+        }
+        var ordering: [AggregateOrderTerm] = []
+        for _ in 0..<Int.random(in: 0...2, using: &random) {
+            if !groupBy.isEmpty, chance(40) {
+                ordering.append(.group(pick(groupBy), descending: chance(50)))
+            } else {
+                ordering.append(.aggregate(pick(candidates), descending: chance(50)))
+            }
+        }
+        return AggregateQuery(
+            table: table, predicate: chance(60) ? filter(depth: 1).node : nil, groupBy: groupBy, aggregates: aggregates,
+            having: having, ordering: ordering, limit: chance(40) ? Int.random(in: 0...8, using: &random) : nil,
+            offset: chance(25) ? Int.random(in: 0...4, using: &random) : nil)
+    }
 }

@@ -22,7 +22,7 @@ package struct AggregateEvaluator: Sendable {
         case integerSum(Int64)
         case doubleSum(Double)
         case decimalSum(Decimal)
-        case average(sum: Double, exact: Int64?, count: Int64)
+        case average(sum: Double, exact: Int64, count: Int64)
         case extreme(StoredValue, largest: Bool)
     }
 
@@ -50,12 +50,7 @@ package struct AggregateEvaluator: Sendable {
         case .integerSum(let sum):
             guard case .integer(let number)? = value else { return }
             let (result, overflow) = sum.addingReportingOverflow(number)
-            if overflow {
-                throw DepotError(
-                    .overflow,
-                    "the sum of column \(term.column ?? "?") of \(query.table.entityName) (table "
-                        + "'\(query.table.name)') overflows Int64", table: query.table.name, column: term.column)
-            }
+            if overflow { throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64") }
             accumulator = .integerSum(result)
         case .doubleSum(let sum):
             accumulator = .doubleSum(sum + (value?.doubleValue ?? 0))
@@ -65,12 +60,12 @@ package struct AggregateEvaluator: Sendable {
         case .average(let sum, let exact, let count):
             switch value {
             case .integer(let number)?:
-                // Integers add exactly while they fit, as the engines add them.
-                let (result, overflow) = (exact ?? 0).addingReportingOverflow(number)
-                let exactSum = exact == nil || overflow ? nil : result
-                accumulator = .average(sum: sum + Double(number), exact: exactSum, count: count + 1)
+                // Integers add exactly, as the engines add them; beyond Int64 every store fails.
+                let (result, overflow) = exact.addingReportingOverflow(number)
+                if overflow { throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64") }
+                accumulator = .average(sum: sum, exact: result, count: count + 1)
             case .double(let number)?:
-                accumulator = .average(sum: sum + number, exact: nil, count: count + 1)
+                accumulator = .average(sum: sum + number, exact: 0, count: count + 1)
             default:
                 return
             }
@@ -85,16 +80,19 @@ package struct AggregateEvaluator: Sendable {
         }
     }
 
-    private func result(_ accumulator: Accumulator) -> StoredValue {
+    private func result(_ accumulator: Accumulator, term: AggregateTerm) throws -> StoredValue {
+        let value: StoredValue
         switch accumulator {
-        case .count(let count): .integer(count)
-        case .integerSum(let sum): .integer(sum)
-        case .doubleSum(let sum): .double(sum)
-        case .decimalSum(let sum): .decimal(sum)
+        case .count(let count): value = .integer(count)
+        case .integerSum(let sum): value = .integer(sum)
+        case .doubleSum(let sum): value = .double(sum)
+        case .decimalSum(let sum): value = .decimal(sum)
         case .average(let sum, let exact, let count):
-            count == 0 ? .null : .double((exact.map(Double.init) ?? sum) / Double(count))
-        case .extreme(let value, _): value
+            value = count == 0 ? .null : .double((query.resultTypeIsExact(term) ? Double(exact) : sum) / Double(count))
+        case .extreme(let extreme, _): value = extreme
         }
+        try AggregateQuery.checkFinite(value, term, table: query.table)
+        return value
     }
 
     /// The query's answer over `rows` (every row of its table, in its column order).
@@ -128,7 +126,7 @@ package struct AggregateEvaluator: Sendable {
         }
         var results: [[StoredValue]] = []
         for (key, state) in zip(keys, states) {
-            let values = state.map(result)
+            let values = try zip(state, terms).map { try result($0, term: $1) }
             if let having = query.having, AggregateQuery.holds(having, aggregates: terms, row: values) != true {
                 continue
             }

@@ -3,10 +3,13 @@ public enum AggregateFunction: String, Sendable, Hashable {
     /// How many rows (``AggregateTerm/column`` `nil`), or how many non-NULL values of a column.
     case count
     /// The sum of the non-NULL values; 0 when there are none. Integers sum exactly and report
-    /// an overflow of Int64, decimals sum exactly, doubles as the engine adds them.
+    /// an overflow of Int64, decimals sum exactly, doubles as the engine adds them (in no defined
+    /// order); a floating-point sum that is not finite (beyond the largest double, or infinity
+    /// minus infinity) fails with `.overflow`.
     case sum
     /// The sum of the non-NULL values divided by their count, as a Double (integer and double
-    /// columns); NULL when there are none.
+    /// columns; integers divide their exact sum); NULL when there are none. Fails with
+    /// `.overflow` where ``sum`` does.
     case average
     /// The smallest non-NULL value, in the order `ORDER BY` uses; NULL when there are none.
     case min
@@ -136,6 +139,11 @@ public struct AggregateQuery: Sendable, Hashable {
         term.resultType(columnType: term.column.flatMap { name in table.columns.first { $0.name == name }?.type })
     }
 
+    /// Whether `term` reads an integer column (an average then divides the exact sum).
+    package func resultTypeIsExact(_ term: AggregateTerm) -> Bool {
+        term.column.flatMap { name in table.columns.first { $0.name == name }?.type } == .integer
+    }
+
     /// The answer over no rows: nothing when grouped, else one row of empty aggregates (count
     /// 0, sum 0, the others NULL) — what a table that does not exist yet answers.
     public var emptyResult: [[StoredValue]] {
@@ -246,6 +254,24 @@ public struct AggregateQuery: Sendable, Hashable {
         case .not(let node): try refuseNotANumber(node, table: table)
         default: break
         }
+    }
+
+    /// Throws when `value`, the result of a floating-point `sum` or `average`, is not a finite
+    /// number: the engines disagree on what an overflowing or undefined sum is (PostgreSQL fails,
+    /// SQLite gives infinity or NULL), so every store reports it as `.overflow`.
+    package static func checkFinite(_ value: StoredValue, _ term: AggregateTerm, table: TableDescription) throws {
+        guard term.function == .sum || term.function == .average, case .double(let number) = value,
+            !number.isFinite
+        else { return }
+        throw overflow(term, table: table, detail: "is \(number), not a finite number")
+    }
+
+    /// The error for `term` whose result does not fit its type.
+    package static func overflow(_ term: AggregateTerm?, table: TableDescription, detail: String) -> DepotError {
+        DepotError(
+            .overflow,
+            "the \(term?.function.rawValue ?? "sum") of column \(term?.column ?? "?") of \(table.entityName) "
+                + "(table '\(table.name)') \(detail)", table: table.name, column: term?.column)
     }
 
     /// Whether `row` (the values of `aggregates`) satisfies `node`, three-valued.

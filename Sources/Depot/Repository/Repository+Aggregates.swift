@@ -43,7 +43,8 @@ extension Repository {
 
     /// The sum of an optional numeric column over the matching entities, NULLs left out.
     ///
-    /// - Throws: ``DepotError``, as ``sum(_:where:)-(KeyPath<Root,Number>,_)`` does.
+    /// - Throws: ``DepotError`` of kind `.overflow` when an integer sum exceeds Int64, and the
+    ///   kinds every call may throw (see ``Repository``).
     public func sum<Number: StorableValue & AdditiveArithmetic>(
         _ keyPath: KeyPath<Root, Number?>, where predicate: Filter<Root>? = nil
     ) async throws -> Number {

@@ -5,7 +5,7 @@ extension SQLRenderer {
     // MARK: - Aggregates
 
     /// The `SELECT … GROUP BY` of an aggregate query: the grouping columns, then each aggregate,
-    /// typed as ``AggregateQuery/resultTable`` says.
+    /// typed as `AggregateQuery.resultTable` says.
     ///
     /// ```swift
     /// // airports.group(by: \.country, computing: .count, .max(\.elevation),
@@ -56,7 +56,7 @@ extension SQLRenderer {
         return quote(column)
     }
 
-    /// The SQL computing `term`, of the storage type ``AggregateTerm/resultType(columnType:)``
+    /// The SQL computing `term`, of the storage type `AggregateTerm.resultType(columnType:)`
     /// gives (PostgreSQL's integer sums come back as `numeric`; the store narrows them).
     func expression(_ term: AggregateTerm, _ table: TableDescription) -> String {
         guard let name = term.column else { return "COUNT(*)" }
@@ -71,10 +71,17 @@ extension SQLRenderer {
             return "TOTAL(\(column))"
         case (.sum, _, _):
             return "COALESCE(SUM(\(column)), 0)"
+        case (.average, .sqlite, .double?):
+            // A NaN quotient would read as NULL, like an average of no values: 'NaN' tells them apart.
+            return
+                "(CASE WHEN COUNT(\(column)) = 0 THEN NULL ELSE COALESCE(TOTAL(\(column)) / COUNT(\(column)), 'NaN') END)"
         case (.average, .sqlite, _):
             return "(SUM(\(column)) * 1.0 / NULLIF(COUNT(\(column)), 0))"
+        case (.average, .postgres, .double?):
+            return "(SUM(\(column)) / NULLIF(COUNT(\(column)), 0))"
         case (.average, .postgres, _):
-            return "(CAST(SUM(\(column)) AS double precision) / NULLIF(COUNT(\(column)), 0))"
+            // Through bigint: an integer sum beyond Int64 fails here as it does on the other stores.
+            return "(CAST(CAST(SUM(\(column)) AS bigint) AS double precision) / NULLIF(COUNT(\(column)), 0))"
         case (.min, _, _), (.max, _, _):
             let function = term.function == .min ? "MIN" : "MAX"
             switch (dialect, type) {
@@ -116,8 +123,8 @@ extension SQLRenderer {
 
 extension SQLRenderer {
     /// Runs the rendered `query` on `connection` and returns its rows as
-    /// ``AggregateQuery/resultTable`` types them: PostgreSQL's integer sums (`numeric`) narrowed
-    /// to Int64, an overflow named by table and column.
+    /// `AggregateQuery.resultTable` types them: PostgreSQL's integer sums (`numeric`) narrowed
+    /// to Int64, an overflow or a floating-point sum that is not finite named by table and column.
     func run(_ query: AggregateQuery, on connection: some SQLConnection) async throws -> [[StoredValue]] {
         let result = query.resultTable
         let rows: [[StoredValue]]
@@ -128,30 +135,35 @@ extension SQLRenderer {
                 while try cursor.next() { rows.append((0..<width).map { cursor.value(at: $0) }) }
                 return rows
             }
-        } catch let error as DepotError where error.kind == .overflow && error.column == nil {
-            throw Self.overflow(query, query.aggregates.first { $0.function == .sum }, underlying: error)
+        } catch let error as DepotError where error.kind == .overflow {
+            var named = AggregateQuery.overflow(
+                query.aggregates.first { $0.function == .sum || $0.function == .average }, table: query.table,
+                detail: "overflows")
+            named.underlying = error
+            throw named
         }
         let first = query.groupBy.count
         return try rows.map { row in
             var row = row
-            for (position, term) in query.aggregates.enumerated()
-            where result.columns[first + position].type == .integer {
-                guard case .decimal(let number) = row[first + position] else { continue }
-                guard number >= Decimal(Int64.min), number <= Decimal(Int64.max) else {
-                    throw Self.overflow(query, term, underlying: nil)
+            for (position, term) in query.aggregates.enumerated() {
+                let value = row[first + position]
+                switch (result.columns[first + position].type, term.function, value) {
+                case (.integer, .sum, .decimal(let number)):
+                    guard number >= Decimal(Int64.min), number <= Decimal(Int64.max) else {
+                        throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64")
+                    }
+                    row[first + position] = .integer(NSDecimalNumber(decimal: number).int64Value)
+                // SQLite answers NULL for a NaN sum (TOTAL never is NULL otherwise), and the text
+                // 'NaN' for a NaN average (see expression(_:_:)).
+                case (.double, .sum, .null), (.double, .average, .text):
+                    throw AggregateQuery.overflow(term, table: query.table, detail: "is not a number")
+                case (.double, _, _):
+                    try AggregateQuery.checkFinite(value, term, table: query.table)
+                default:
+                    break
                 }
-                row[first + position] = .integer(NSDecimalNumber(decimal: number).int64Value)
             }
             return row
         }
-    }
-
-    private static func overflow(_ query: AggregateQuery, _ term: AggregateTerm?, underlying: (any Error)?)
-        -> DepotError
-    {
-        DepotError(
-            .overflow,
-            "the sum of column \(term?.column ?? "?") of \(query.table.entityName) (table '\(query.table.name)') "
-                + "overflows Int64", table: query.table.name, column: term?.column, underlying: underlying)
     }
 }

@@ -106,7 +106,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     }
 
     /// Computes `query` with one `GROUP BY` statement on a reader connection (a table that does
-    /// not exist answers ``AggregateQuery/emptyResult``).
+    /// not exist answers `AggregateQuery.emptyResult`).
     ///
     /// - Throws: `DepotError`, as ``scan(_:_:)`` does; `.overflow` when an integer sum exceeds Int64.
     public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {

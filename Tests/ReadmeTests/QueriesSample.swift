@@ -1,0 +1,30 @@
+// The README's query samples, verbatim between the markers (ReadmeSampleTests checks them);
+// SampleRunTests runs them on every store kind it has and checks their answers.
+import Depot
+
+struct CountryStats: Equatable {
+    var country: String
+    var airports: Int
+    var highest: Double?
+}
+
+func aggregateTour(airports: Repository<Airport>) async throws -> [CountryStats] {
+    // readme:begin
+    // One statement, inside the store: nothing is fetched into Swift.
+    let (count, highest, mean) = try await airports.aggregate(
+        .count, .max(\.elevation), .average(\.elevation), where: \.country == "NO")
+    let coded = try await airports.count(where: \.iata != nil)
+    let total = try await airports.sum(\.elevation, where: \.country == "NO")
+    let countries = try await airports.distinct(\.country)  // ["NO", "SE", …], byte order
+    let any = try await airports.exists(where: \.iata == "OSL")
+
+    // Groups: a tuple per group, typed by the key paths and aggregates.
+    let busiest = try await airports.group(
+        by: \.country, computing: .count, .max(\.elevation),
+        where: \.elevation > 0, having: Aggregate.count >= 2,
+        orderBy: [.descending(.count)], limit: 10)
+    // [(String, Int, Double?)]
+    // readme:end
+    print(count, highest ?? 0, mean ?? 0, coded, total, countries, any)
+    return busiest.map { CountryStats(country: $0.0, airports: $0.1, highest: $0.2) }
+}
