@@ -210,5 +210,40 @@ extension StoreConformance {
             }
             #expect(negative?.kind == .invalidQuery)
         },
+        ConformanceCase("select returns only the asked columns, in their order, filtered and ordered by others") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            #expect(try await airports.select(\.icao).isEmpty, "before the table exists")
+            try await airports.insert(TestAirport.sample)
+            let all = try await airports.fetchAll()
+            #expect(try await airports.select(\.icao) == all.map(\.icao))
+            let pairs = try await airports.select(
+                \.name, \.iata, where: \.country == "NO", orderBy: [.descending(\.elevation)], limit: 3, offset: 1)
+            let expected = all.filter { $0.country == "NO" }.sorted { $0.elevation > $1.elevation }.dropFirst().prefix(
+                3)
+            #expect(pairs.map(\.0) == expected.map(\.name))
+            #expect(pairs.map(\.1) == expected.map(\.iata), "NULLs come back as nil")
+            let four = try await airports.select(\.longitude, \.latitude, \.city, \.icao, where: \.icao == "ENGM")
+            #expect(four.count == 1)
+            #expect(four.first?.3 == "ENGM" && four.first?.2 == "Oslo" && four.first?.1 == 60.193901)
+            struct Label: Equatable { var code: String; var high: Bool }
+            let labels = try await airports.select(\.icao, \.elevation, where: \.country == "PL") { code, elevation in
+                Label(code: code, high: elevation > 100)
+            }
+            #expect(labels == [Label(code: "EPPO", high: true)])
+            let readings = store.repository(Reading.self)
+            try await readings.insert([
+                Reading(station: "B", sequence: 2, value: 1), Reading(station: "A", sequence: 1, value: nil),
+                Reading(station: "B", sequence: 1, value: 3),
+            ])
+            let values = try await readings.select(\.value)
+            #expect(values == [nil, 3, 1], "in key order (station, sequence)")
+            let inTransaction = try await store.write { tx in
+                try await tx.repository(TestAirport.self).insert(
+                    TestAirport(icao: "ZZZZ", name: "New", country: "NO"))
+                return try await tx.repository(TestAirport.self).select(\.icao, where: \.name == "New")
+            }
+            #expect(inTransaction == ["ZZZZ"], "a transaction's reads see its writes")
+        },
     ]
 }

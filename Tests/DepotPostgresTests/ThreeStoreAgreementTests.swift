@@ -38,12 +38,17 @@ struct ThreeStoreAgreementTests {
                 + "offset \(offset.map(String.init) ?? "none")"
         }
 
-        /// The rows and the count `store` answers.
-        func answer(_ store: any Store) async throws -> (rows: [TestAirport], count: Int) {
+        /// The rows, the count and a projection of two columns `store` answers.
+        func answer(_ store: any Store) async throws -> (rows: [TestAirport], count: Int, projected: [String?]) {
             let airports = store.repository(TestAirport.self)
             return (
                 try await airports.fetch(where: filter, orderBy: ordering, limit: limit, offset: offset),
-                try await airports.count(where: filter)
+                try await airports.count(where: filter),
+                try await airports.select(
+                    \.city, \.elevation, where: filter, orderBy: ordering, limit: limit, offset: offset
+                ) {
+                    city, elevation in city.map { "\($0) \(elevation)" }
+                }
             )
         }
     }
@@ -253,6 +258,8 @@ struct ThreeStoreAgreementTests {
         for (_, store) in stores.all.dropFirst() {
             let answer = try await query.answer(store)
             guard answer.count == reference.count, answer.rows == reference.rows,
+                answer.projected == reference.projected,
+                answer.projected == reference.rows.map({ row in row.city.map { "\($0) \(row.elevation)" } }),
                 answer.rows.map(\.icao).elementsEqual(
                     reference.rows.map(\.icao), by: { $0.utf8.elementsEqual($1.utf8) })
             else { return false }

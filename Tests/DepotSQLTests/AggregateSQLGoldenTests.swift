@@ -77,3 +77,25 @@ struct AggregateSQLGoldenTests {
         #expect(ungrouped.emptyResult == [[.integer(0), .decimal(0), .null, .null]])
     }
 }
+
+/// The exact SQL a projection runs, per dialect.
+@Suite("Projection golden SQL")
+struct ProjectionSQLGoldenTests {
+    @Test("a projection selects only its columns, in its order; filter and order may read others")
+    func projection() {
+        var query = SelectQuery(
+            table: TestAirport.schema.table, predicate: (\TestAirport.country == "NO").node,
+            ordering: [.column("elevation", descending: true)], limit: 3)
+        query.columns = ["name", "iata"]
+        #expect(
+            SQLRenderer(dialect: .sqlite).select(query).sql
+                == "SELECT \"name\", \"iata\" FROM \"airports\" WHERE \"country\" = ? ORDER BY \"elevation\" DESC, \"icao\" LIMIT ?"
+        )
+        #expect(
+            SQLRenderer(dialect: .postgres).select(query).sql
+                == "SELECT \"name\", \"iata\" FROM \"airports\" WHERE \"country\" COLLATE \"C\" = $1 "
+                + "ORDER BY \"elevation\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST LIMIT $2")
+        #expect(query.resultTable.columns.map(\.name) == ["name", "iata"])
+        #expect(query.resultTable.columns.map(\.type) == [.text, .text])
+    }
+}

@@ -28,3 +28,21 @@ func aggregateTour(airports: Repository<Airport>) async throws -> [CountryStats]
     print(count, highest ?? 0, mean ?? 0, coded, total, countries, any)
     return busiest.map { CountryStats(country: $0.0, airports: $0.1, highest: $0.2) }
 }
+
+struct AirportLabel: Equatable {
+    var code: String
+    var name: String
+}
+
+func projectionTour(airports: Repository<Airport>) async throws -> [AirportLabel] {
+    // readme:begin
+    // Only the asked columns are read: no entity is decoded.
+    let names = try await airports.select(\.icao, \.name, where: \.country == "NO", orderBy: [.ascending(\.name)])
+    // [(String, String)]
+    let labels = try await airports.select(\.icao, \.name, where: \.country == "NO") { icao, name in
+        AirportLabel(code: icao, name: name)
+    }
+    // readme:end
+    print(names)
+    return labels
+}

@@ -21,7 +21,7 @@ struct QueriesSampleTests {
             icao: "EKCH", iata: "CPH", name: "Kastrup", country: "DK", elevation: 17, latitude: 55.6, longitude: 12.6),
     ]
 
-    @Test("the aggregate tour answers the same groups on the in-memory and SQLite stores")
+    @Test("the aggregate and projection tours answer the same on the in-memory and SQLite stores")
     func aggregateTourAnswers() async throws {
         for store in [InMemoryStore(), try SQLiteStore.temporary()] as [any Store] {
             try await store.repository(Country.self).insert(
@@ -36,6 +36,11 @@ struct QueriesSampleTests {
                     CountryStats(country: "SE", airports: 2, highest: 506),
                 ])
             #expect(try await airports.average(\.elevation, where: \.country == "NO") == 851.0 / 3)
+            #expect(
+                try await projectionTour(airports: airports) == [
+                    AirportLabel(code: "ENBR", name: "Bergen"), AirportLabel(code: "ENGM", name: "Oslo"),
+                    AirportLabel(code: "ENZZ", name: "Strip"),
+                ])
         }
     }
 

@@ -133,7 +133,9 @@ struct InMemoryDatabase: Sendable {
     func scan<Result>(_ query: SelectQuery, _ read: (inout any StoreCursor) throws -> Result) throws -> Result {
         try query.validate()
         let rows = try rows(of: query.table)
-        var cursor: any StoreCursor = StoredRowsCursor(rows: try evaluator(query.table).run(query, over: rows))
+        var result = try evaluator(query.table).run(query, over: rows)
+        if query.columns != nil { result = Self.project(result, from: query.table, to: query.resultTable) }
+        var cursor: any StoreCursor = StoredRowsCursor(rows: result)
         return try read(&cursor)
     }
 

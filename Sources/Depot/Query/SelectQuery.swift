@@ -35,6 +35,9 @@ public struct SelectQuery: Sendable, Hashable {
     /// use it so that a concurrent transaction cannot remove a row between the check and the
     /// commit.
     public var lock: RowLock?
+    /// The columns returned, in this order (a projection); `nil` returns every column of the
+    /// table, in its order. Filters and orders may read columns not returned.
+    public var columns: [String]?
 
     /// A query over `table`; the primary key is appended to `ordering` as the final tie-breaker.
     public init(
@@ -50,6 +53,17 @@ public struct SelectQuery: Sendable, Hashable {
         self.ordering = terms
         self.limit = limit
         self.offset = offset
+    }
+
+    /// The shape of the rows the query returns: ``table`` itself, or its ``columns`` in their
+    /// order (the key as declared, so a projection's rows are never mistaken for whole rows).
+    public var resultTable: TableDescription {
+        guard let columns else { return table }
+        var result = table
+        result.columns = columns.map { name in
+            table.columns.first { $0.name == name } ?? .init(name: name, type: .text, isNullable: true)
+        }
+        return result
     }
 
     /// Every table the query reads: its own, then those of its subqueries.
@@ -89,6 +103,7 @@ public struct SelectQuery: Sendable, Hashable {
     public func validate() throws {
         var names = predicate?.columns ?? []
         for term in ordering { names.formUnion(term.columns) }
+        names.formUnion(columns ?? [])
         if let group = limitPerGroup {
             names.insert(group.column)
             if group.limit < 0 {

@@ -37,10 +37,12 @@ public struct SQLRenderer: Sendable {
 
     // MARK: - Reads
 
-    /// The `SELECT` of every column of the table, in schema order, for `query`.
+    /// The `SELECT` of every column of the table, in schema order, for `query` (or of its
+    /// ``SelectQuery/columns``, in their order).
     public func select(_ query: SelectQuery) -> SQLStatement {
         var builder = ArgumentList(dialect: dialect)
         let columns = query.table.columns.map { quote($0.name) }.joined(separator: ", ")
+        let returned = query.columns.map { $0.map(quote).joined(separator: ", ") } ?? columns
         var source = quote(query.table.name)
         // Arguments bind in the order their placeholders appear (SQLite's `?`): the window's
         // order comes before the filter in the text, so it is rendered first.
@@ -58,7 +60,7 @@ public struct SQLRenderer: Sendable {
                 + "AS depot_rank FROM \(source)\(filter)) AS grouped"
             filter = " WHERE depot_rank <= " + builder.add(.integer(Int64(group.limit)))
         }
-        var sql = "SELECT \(columns) FROM \(source)\(filter)"
+        var sql = "SELECT \(returned) FROM \(source)\(filter)"
         if !query.ordering.isEmpty {
             sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
         }

@@ -82,7 +82,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
             }
             let statement = self.renderer.select(query)
             do {
-                return try await connection.scan(statement, table: query.table, read)
+                return try await connection.scan(statement, table: query.resultTable, read)
             } catch  where self.engine.isMissingTable(error, query.table) {
                 return try StoredRowsCursor.empty(read)
             }

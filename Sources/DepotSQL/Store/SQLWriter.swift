@@ -40,7 +40,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
             return try StoredRowsCursor.empty(read)
         }
-        return try await connection.scan(renderer.select(query), table: query.table, read)
+        return try await connection.scan(renderer.select(query), table: query.resultTable, read)
     }
 
     package func count(_ query: SelectQuery) async throws -> Int {
