@@ -36,8 +36,8 @@ enum SQLiteErrors {
         } else {
             return error
         }
-        if message == "integer overflow" {
-            return DepotError(.overflow, "an integer sum overflows Int64", underlying: error)
+        if message == "integer overflow" || message.hasPrefix("depot overflow") {
+            return DepotError(.overflow, "SQLite: \(message)", underlying: error)
         }
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED:

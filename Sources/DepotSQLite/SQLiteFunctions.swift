@@ -41,6 +41,54 @@ enum SQLiteFunctions {
                 latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2))
     }
 
+    /// `depot_add(a, b)`: `a + b` as PostgreSQL computes it in an update (see `SQLFunctions.add`).
+    static let add: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        guard let arguments, let left = arguments[0], let right = arguments[1] else { return }
+        switch (sqlite3_value_type(left), sqlite3_value_type(right)) {
+        case (SQLITE_NULL, _), (_, SQLITE_NULL):
+            sqlite3_result_null(context)
+        case (SQLITE_INTEGER, SQLITE_INTEGER):
+            let (sum, overflow) = sqlite3_value_int64(left).addingReportingOverflow(sqlite3_value_int64(right))
+            if overflow {
+                sqlite3_result_error(context, "integer overflow", -1)
+            } else {
+                sqlite3_result_int64(context, sum)
+            }
+        case (SQLITE_TEXT, _), (_, SQLITE_TEXT):
+            guard let a = decimal(of: left), let b = decimal(of: right)
+            else {
+                sqlite3_result_error(
+                    context, "depot overflow: an addition to a decimal met text that is not a number", -1)
+                return
+            }
+            var sum = (a + b).description
+            sum.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    sqlite3_result_text64(
+                        context, chars.baseAddress, UInt64(chars.count), transient, UInt8(SQLITE_UTF8))
+                }
+            }
+        default:
+            let a = sqlite3_value_double(left)
+            let sum = a + sqlite3_value_double(right)
+            if sum.isInfinite && a.isFinite {
+                sqlite3_result_error(context, "depot overflow: value out of range", -1)
+            } else {
+                sqlite3_result_double(context, sum)
+            }
+        }
+    }
+
+    /// An exact decimal stored as text, or an integer or real as its value; nil for anything else.
+    private static func decimal(of value: OpaquePointer) -> Decimal? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: Decimal(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: Decimal(sqlite3_value_double(value))
+        default: text(of: value).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        }
+    }
+
     /// Text, or a blob read as UTF-8 text (nil when it is not valid UTF-8); nil for anything else.
     private static func text(of value: OpaquePointer) -> String? {
         switch sqlite3_value_type(value) {
@@ -106,6 +154,7 @@ enum SQLiteFunctions {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.fold, 1, flags, nil, fold, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.distance, 4, flags, nil, distance, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.add, 2, flags, nil, add, nil, nil, nil)
         db.add(collation: decimal)
         db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))
     }

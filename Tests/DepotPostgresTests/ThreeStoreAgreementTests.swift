@@ -222,7 +222,7 @@ struct ThreeStoreAgreementTests {
         func existing(_ count: Int) -> [TestAirport] {
             (0..<count).map { _ in fuzzer.airport(Int.random(in: 0..<max(nextKey, 1), using: &fuzzer.random)) }
         }
-        switch nextKey < 60 ? 0 : Int.random(in: 0..<6, using: &fuzzer.random) {
+        switch nextKey < 60 ? 0 : Int.random(in: 0..<7, using: &fuzzer.random) {
         case 0:
             let rows = fresh(Int.random(in: 20...60, using: &fuzzer.random))
             return Write(description: "insert \(rows.count) new rows") { try await $0.insert(rows) }
@@ -243,6 +243,14 @@ struct ThreeStoreAgreementTests {
         case 4:
             let filter = fuzzer.filter(depth: 1)
             return Write(description: "remove where \(filter.node)") { _ = try await $0.remove(where: filter) }
+        case 5:
+            let filter = fuzzer.filter(depth: 1)
+            let city: String? = fuzzer.chance(30) ? nil : fuzzer.pick(fuzzer.texts)
+            let step = fuzzer.pick([1.5, -0.25, 1e308, -3])
+            return Write(description: "update where \(filter.node) set city \(city ?? "nil"), elevation + \(step)") {
+                _ = try await $0.update(
+                    where: filter, set: [.set(\.city, to: city), .set(\.elevation, to: \.elevation + step)])
+            }
         default:
             let filter = fuzzer.filter(depth: 1)
             let rows = fresh(Int.random(in: 0...10, using: &fuzzer.random))

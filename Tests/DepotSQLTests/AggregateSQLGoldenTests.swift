@@ -99,3 +99,27 @@ struct ProjectionSQLGoldenTests {
         #expect(query.resultTable.columns.map(\.type) == [.text, .text])
     }
 }
+
+/// The exact SQL a set-based update runs, per dialect.
+@Suite("Update golden SQL")
+struct UpdateSQLGoldenTests {
+    @Test("an update assigns bound values (cast on PostgreSQL) and column additions in one statement")
+    func update() {
+        let query = UpdateQuery(
+            table: TestOrder.schema.table, predicate: (\TestOrder.customer == "ada").node,
+            assignments: [
+                .init("region", .value(.null)), .init("quantity", .adding(column: "quantity", .integer(1))),
+                .init("tracking", .value(.uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))))),
+            ])
+        let lite = SQLRenderer(dialect: .sqlite).update(query)
+        #expect(
+            lite.sql
+                == "UPDATE \"orders\" SET \"region\" = ?, \"quantity\" = depot_add(\"quantity\", ?), \"tracking\" = ? "
+                + "WHERE \"customer\" = ?")
+        #expect(lite.arguments.count == 4)
+        #expect(
+            SQLRenderer(dialect: .postgres).update(query).sql
+                == "UPDATE \"orders\" SET \"region\" = CAST($1 AS text), \"quantity\" = \"quantity\" + CAST($2 AS bigint), "
+                + "\"tracking\" = CAST($3 AS uuid) WHERE \"customer\" COLLATE \"C\" = $4")
+    }
+}

@@ -46,3 +46,14 @@ func projectionTour(airports: Repository<Airport>) async throws -> [AirportLabel
     print(names)
     return labels
 }
+
+func updateTour(airports: Repository<Airport>) async throws -> Int {
+    // readme:begin
+    // One UPDATE inside the store; returns how many rows matched.
+    let raised = try await airports.update(where: \.country == "NO", set: \.elevation, to: \.elevation + 10)
+    try await airports.update(
+        where: \.iata == nil,
+        set: [.set(\.name, to: "Unnamed strip"), .set(\.elevation, to: \.elevation - 1)])
+    // readme:end
+    return raised
+}

@@ -21,7 +21,7 @@ struct QueriesSampleTests {
             icao: "EKCH", iata: "CPH", name: "Kastrup", country: "DK", elevation: 17, latitude: 55.6, longitude: 12.6),
     ]
 
-    @Test("the aggregate and projection tours answer the same on the in-memory and SQLite stores")
+    @Test("the aggregate, projection and update tours answer the same on the in-memory and SQLite stores")
     func aggregateTourAnswers() async throws {
         for store in [InMemoryStore(), try SQLiteStore.temporary()] as [any Store] {
             try await store.repository(Country.self).insert(
@@ -41,10 +41,14 @@ struct QueriesSampleTests {
                     AirportLabel(code: "ENBR", name: "Bergen"), AirportLabel(code: "ENGM", name: "Oslo"),
                     AirportLabel(code: "ENZZ", name: "Strip"),
                 ])
+            #expect(try await updateTour(airports: airports) == 3)
+            #expect(try await airports.find("ENGM")?.elevation == 691)
+            #expect(try await airports.find("ENZZ")?.elevation == 9)
+            #expect(try await airports.find("ENZZ")?.name == "Unnamed strip")
         }
     }
 
-    @Test("the SQL the README shows for the grouping is the SQL the renderer writes")
+    @Test("the SQL the README shows for the grouping and the update is the SQL the renderer writes")
     func groupingSQLIsTheRenderedOne() throws {
         let query = AggregateQuery(
             table: Airport.schema.table, predicate: (\Airport.elevation > 0).node, groupBy: ["country"],
@@ -53,9 +57,15 @@ struct QueriesSampleTests {
             ordering: [.aggregate(.init(.count, nil), descending: true)], limit: 10)
         let readme = try String(contentsOf: ReadmeSamples.root.appendingPathComponent("README.md"), encoding: .utf8)
         let flattened = readme.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let update = UpdateQuery(
+            table: Airport.schema.table, predicate: (\Airport.country == "NO").node,
+            assignments: [.init("elevation", .adding(column: "elevation", .double(10)))])
         for (name, dialect) in [("SQLite:", SQLDialect.sqlite), ("PostgreSQL:", .postgres)] {
-            let sql = SQLRenderer(dialect: dialect).aggregate(query).sql
-            #expect(flattened.contains("\(name) \(sql)"), "the README shows \(sql)")
+            for sql in [
+                SQLRenderer(dialect: dialect).aggregate(query).sql, SQLRenderer(dialect: dialect).update(update).sql,
+            ] {
+                #expect(flattened.contains("\(name) \(sql)"), "the README shows \(sql)")
+            }
         }
     }
 }

@@ -38,6 +38,21 @@ enum Integrity {
         }
     }
 
+    /// Throws unless `value` (when not NULL) names a stored row of `key`'s parent table, which
+    /// then stays until the transaction ends: what a set-based update assigning `key` checks.
+    static func checkReference(_ value: StoredValue, key: ForeignKey, _ writer: any StoreWriter) async throws {
+        guard !value.isNull else { return }
+        var parents = SelectQuery(table: key.parentTable, predicate: .isIn(column: key.parentColumn, [value]))
+        parents.lock = .referenced
+        let parentKey = key.parentTable.primaryKeyIndices[0]
+        guard try await writer.fetch(parents, decode: { $0[parentKey] }).isEmpty else { return }
+        throw DepotError(
+            .constraintViolation,
+            "an update of \(key.childTable.name) sets \(key.column) to \(TableDescription.describeKey([value])), "
+                + "which names no \(key.parent.name) (relation \(key.name))",
+            table: key.childTable.name, column: key.column)
+    }
+
     /// Removes the rows of `table` matching `predicate`, first applying the delete rules of the
     /// keys that reference them; returns how many rows of `table` were removed.
     static func delete(

@@ -34,6 +34,10 @@ final class SerializedWriter: StoreWriter {
         try await exclusive { try await base.write(rows, into: table, mode: mode) }
     }
 
+    func update(_ query: UpdateQuery) async throws -> Int {
+        try await exclusive { try await base.update(query) }
+    }
+
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try await exclusive { try await base.delete(from: table, where: predicate) }
     }

@@ -19,6 +19,15 @@ public protocol StoreWriter: StoreReader {
     @discardableResult
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int
 
+    /// Assigns columns of every row matching the update's predicate, in one step: values, or a
+    /// column plus a number. Stores without a statement of their own get a default that reads
+    /// the rows and writes them back (``WriteMode/update``).
+    ///
+    /// - Returns: How many rows matched.
+    /// - Throws: What ``UpdateQuery/validate()`` throws, `.overflow` when an addition does not fit,
+    ///   `.schemaMismatch` when the stored table differs.
+    func update(_ query: UpdateQuery) async throws -> Int
+
     /// Deletes the rows of `table` matching `predicate` (every row when `nil`); returns how many.
     func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int
 

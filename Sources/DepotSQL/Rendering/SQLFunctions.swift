@@ -20,6 +20,10 @@ public enum SQLFunctions {
     /// `depot_decimal_sum(value)`: the exact sum of decimals stored as text, as text (SQLite's own
     /// `SUM` would add them as doubles).
     public static let decimalSum = "depot_decimal_sum"
+    /// `depot_add(a, b)`: `a + b` as PostgreSQL computes it in an update (SQLite): integers
+    /// exactly, failing beyond Int64; doubles failing when finite operands overflow to infinity;
+    /// exact decimals (stored as text) as text; NULL with a NULL.
+    public static let add = "depot_add"
     /// `depot_announce_commit()`: the statement-level trigger function that announces a Depot
     /// table's changes on ``commitChannel`` (PostgreSQL).
     public static let announceCommit = "depot_announce_commit"

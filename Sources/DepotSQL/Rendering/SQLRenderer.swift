@@ -38,7 +38,7 @@ public struct SQLRenderer: Sendable {
     // MARK: - Reads
 
     /// The `SELECT` of every column of the table, in schema order, for `query` (or of its
-    /// ``SelectQuery/columns``, in their order).
+    /// `SelectQuery.columns`, in their order).
     public func select(_ query: SelectQuery) -> SQLStatement {
         var builder = ArgumentList(dialect: dialect)
         let columns = query.table.columns.map { quote($0.name) }.joined(separator: ", ")

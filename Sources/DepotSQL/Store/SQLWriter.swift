@@ -76,6 +76,25 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         return written
     }
 
+    package func update(_ query: UpdateQuery) async throws -> Int {
+        try books.checkActive()
+        try query.validate()
+        guard try await ready(query.table, create: false) else { return 0 }
+        var resolved = query
+        resolved.predicate = try await query.predicate?.resolvingSubqueries { try await ready($0, create: false) }
+        let changed: Int
+        do {
+            changed = try await connection.execute(renderer.update(resolved), as: .write)
+        } catch let error as DepotError where error.kind == .overflow && error.column == nil {
+            let column = query.assignments.first { if case .adding = $0.value { true } else { false } }?.column
+            throw DepotError(
+                .overflow, "an update of \(query.table.name) makes column \(column ?? "?") overflow",
+                table: query.table.name, column: column, underlying: error)
+        }
+        if changed > 0 { books.touched(query.table.name) }
+        return changed
+    }
+
     package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try books.checkActive()
         try predicate?.validate(against: table)
