@@ -150,6 +150,21 @@ public struct PostgresEngineConnection: SQLConnection {
         }
     }
 
+    /// The rows of a hand-written statement, each value by its wire type.
+    public func rows(_ statement: SQLStatement) async throws -> SQLRows {
+        try await mapped {
+            var columns: [String] = []
+            var rows: [[StoredValue]] = []
+            for try await row in try await connection.query(
+                PostgresOperations.query(statement), logger: PostgresOperations.logger)
+            {
+                if columns.isEmpty { columns = row.map(\.columnName) }
+                rows.append(try row.map { cell in try PostgresWire.read(cell) })
+            }
+            return SQLRows(columns: columns, rows: rows)
+        }
+    }
+
     /// Runs a `SELECT`, receives its rows, then hands them to `read` through a cursor.
     public func scan<Result: Sendable>(
         _ statement: SQLStatement, table: TableDescription,

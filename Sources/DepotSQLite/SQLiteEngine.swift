@@ -241,6 +241,27 @@ public struct SQLiteConnection: SQLConnection {
         }
     }
 
+    /// The rows of a hand-written statement, each value by its storage class.
+    public func rows(_ statement: SQLStatement) async throws -> SQLRows {
+        let arguments = try SQLiteOperations.arguments(statement.arguments)
+        let sql = statement.sql
+        return try await run { db -> SQLRows in
+            let prepared = try db.makeStatement(sql: sql)
+            let rows: [[StoredValue]] = try Row.fetchAll(prepared, arguments: arguments).map { row in
+                row.databaseValues.map { value -> StoredValue in
+                    switch value.storage {
+                    case .null: .null
+                    case .int64(let number): .integer(number)
+                    case .double(let number): .double(number)
+                    case .string(let text): .text(text)
+                    case .blob(let data): .blob(data)
+                    }
+                }
+            }
+            return SQLRows(columns: prepared.columnNames, rows: rows)
+        }
+    }
+
     /// Runs a `SELECT` and hands its rows to `read` through a cursor on the statement.
     public func scan<Result: Sendable>(
         _ statement: SQLStatement, table: TableDescription,

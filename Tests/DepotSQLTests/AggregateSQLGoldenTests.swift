@@ -123,3 +123,27 @@ struct UpdateSQLGoldenTests {
                 + "\"tracking\" = CAST($3 AS uuid) WHERE \"customer\" COLLATE \"C\" = $4")
     }
 }
+
+/// How hand-written statements render, per dialect.
+@Suite("Hand-written SQL rendering")
+struct HandWrittenSQLTests {
+    @Test("values bind as placeholders in order, lists expand, identifiers are quoted, dialects pick their text")
+    func rendering() throws {
+        let code = "NO"
+        let statement: SQL =
+            "SELECT \(column: \TestAirport.name) FROM \(table: TestAirport.self) "
+            + "WHERE \(column: \TestAirport.country) = \(code) AND iata IN \(list: ["OSL", "BGO"]) LIMIT \(3)"
+        let lite = try SQLRenderer(dialect: .sqlite).render(statement)
+        #expect(lite.sql == "SELECT \"name\" FROM \"airports\" WHERE \"country\" = ? AND iata IN (?, ?) LIMIT ?")
+        #expect(lite.arguments == [.text("NO"), .text("OSL"), .text("BGO"), .integer(3)])
+        let pg = try SQLRenderer(dialect: .postgres).render(statement)
+        #expect(pg.sql == "SELECT \"name\" FROM \"airports\" WHERE \"country\" = $1 AND iata IN ($2, $3) LIMIT $4")
+        #expect(statement.tables == ["airports"])
+        let split = SQL(sqlite: "SELECT instr(name, \(code))", postgres: "SELECT strpos(name, \(code))")
+        #expect(try SQLRenderer(dialect: .sqlite).render(split).sql == "SELECT instr(name, ?)")
+        #expect(try SQLRenderer(dialect: .postgres).render(split).sql == "SELECT strpos(name, $1)")
+        let shaped = try SQLRenderer(dialect: .sqlite).render("SELECT * FROM t", shapedAs: Reading.schema.table)
+        #expect(shaped.sql == "SELECT \"station\", \"sequence\", \"value\" FROM (SELECT * FROM t) AS depot_sql")
+        #expect(throws: DepotError.self) { try SQLRenderer(dialect: .sqlite).render("SELECT \(identifier: "a b")") }
+    }
+}

@@ -57,3 +57,28 @@ func updateTour(airports: Repository<Airport>) async throws -> Int {
     // readme:end
     return raised
 }
+
+struct CountryCount: Decodable, Sendable {
+    var country: String
+    var n: Int
+}
+
+func sqlTour(store: some Store) async throws -> [CountryCount] {
+    let minimum = 1_000.0
+    // readme:begin
+    // Values are always bound; tables and columns come from the schema, quoted.
+    let high = try await store.sql(
+        "SELECT * FROM \(table: Airport.self) WHERE \(column: \Airport.elevation) > \(minimum)", as: Airport.self)
+    let counts = try await store.sql(
+        "SELECT country, count(*) AS n FROM \(table: Airport.self) GROUP BY country ORDER BY n DESC, country",
+        decoding: CountryCount.self)
+    // Where the dialects differ, each gets its own text.
+    let named = try await store.sql(
+        SQL(
+            sqlite: "SELECT * FROM \(table: Airport.self) WHERE instr(name, \("Oslo")) > 0",
+            postgres: "SELECT * FROM \(table: Airport.self) WHERE strpos(name, \("Oslo")) > 0"),
+        as: Airport.self)
+    // readme:end
+    print(high.count, named.count)
+    return counts
+}

@@ -48,6 +48,19 @@ struct QueriesSampleTests {
         }
     }
 
+    @Test("the SQL tour runs on SQLite; the in-memory store refuses it by name")
+    func sqlTourRunsOnSQLite() async throws {
+        let store = try SQLiteStore.temporary()
+        try await store.repository(Country.self).insert(
+            ["NO", "SE", "DK"].map { Country(code: $0, name: $0, continent: "EU") })
+        try await store.repository(Airport.self).insert(Self.airports)
+        let counts = try await sqlTour(store: store)
+        #expect(counts.map(\.country) == ["NO", "SE", "DK"])
+        #expect(counts.map(\.n) == [3, 2, 1])
+        let error = await #expect(throws: DepotError.self) { try await sqlTour(store: InMemoryStore()) }
+        #expect(error?.kind == .invalidQuery)
+    }
+
     @Test("the SQL the README shows for the grouping and the update is the SQL the renderer writes")
     func groupingSQLIsTheRenderedOne() throws {
         let query = AggregateQuery(

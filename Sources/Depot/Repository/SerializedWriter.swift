@@ -30,6 +30,17 @@ final class SerializedWriter: StoreWriter {
         try await exclusive { try await base.aggregate(query) }
     }
 
+    func rows(_ statement: SQL) async throws -> SQLRows {
+        try await exclusive { try await base.rows(statement) }
+    }
+
+    func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try await exclusive { try await base.scan(statement, shapedAs: table, read) }
+    }
+
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try await exclusive { try await base.write(rows, into: table, mode: mode) }
     }

@@ -36,4 +36,50 @@ public protocol StoreReader: Sendable {
     /// - Throws: A ``DepotError`` of kind `.invalidQuery` (``AggregateQuery/validate()``),
     ///   `.overflow` when an integer sum exceeds Int64, and what ``scan(_:_:)`` throws.
     func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]]
+
+    /// Runs a hand-written statement and returns its column names and rows, values as the
+    /// engine gives them. Stores that run no SQL get a default that refuses it.
+    ///
+    /// - Throws: A ``DepotError`` of kind `.invalidQuery` when the store runs no SQL, the
+    ///   statement has no text for this store's dialect or names an invalid identifier; the
+    ///   engine's error (`.storage`, `.connection`) when it refuses the statement.
+    func rows(_ statement: SQL) async throws -> SQLRows
+
+    /// Runs a hand-written statement whose result holds `table`'s columns (by name, others
+    /// ignored) and hands them to `read` in `table`'s column order, typed as `table` says: how
+    /// ``StoreReader/sql(_:as:)`` decodes entities.
+    ///
+    /// - Throws: What ``rows(_:)`` throws; the engine's error when the result lacks a column.
+    func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result
+}
+
+extension StoreReader {
+    /// Refuses the statement: this store runs no SQL.
+    ///
+    /// - Throws: A ``DepotError`` of kind `.invalidQuery`.
+    public func rows(_ statement: SQL) async throws -> SQLRows {
+        throw DepotError.runsNoSQL(self)
+    }
+
+    /// Refuses the statement: this store runs no SQL.
+    ///
+    /// - Throws: A ``DepotError`` of kind `.invalidQuery`.
+    public func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        throw DepotError.runsNoSQL(self)
+    }
+}
+
+extension DepotError {
+    static func runsNoSQL(_ store: any StoreReader) -> DepotError {
+        DepotError(
+            .invalidQuery,
+            "\(type(of: store)) runs no SQL (it evaluates repository queries itself): use repository queries, "
+                + "or a SQL store (SQLiteStore, PostgresStore)")
+    }
 }

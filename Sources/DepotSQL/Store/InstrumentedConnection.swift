@@ -121,6 +121,13 @@ package struct InstrumentedConnection<Base: SQLConnection>: SQLConnection {
         }
     }
 
+    package func rows(_ statement: SQLStatement) async throws -> SQLRows {
+        try await instruments.statement(.select, statement.sql, arguments: statement.arguments, rows: { $0.rows.count })
+        {
+            try await base.rows(statement)
+        }
+    }
+
     package func scan<Result: Sendable>(
         _ statement: SQLStatement, table: TableDescription,
         _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result

@@ -93,6 +93,10 @@ public protocol SQLConnection: Sendable {
     /// Runs a rendered `SELECT COUNT(*)`.
     func count(_ statement: SQLStatement) async throws -> Int
 
+    /// Runs a hand-written statement and returns its column names and rows, each value as the
+    /// engine gives it (no column types are known).
+    func rows(_ statement: SQLStatement) async throws -> SQLRows
+
     /// Writes `rows` into `table` in the engine's fastest way (statements rendered by `renderer`)
     /// and returns how many rows were written (see `StoreWriter.write(_:into:mode:)`).
     /// `keyPositions` are the batch's key columns, to name a failing row by its key.

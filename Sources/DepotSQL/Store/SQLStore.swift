@@ -105,6 +105,28 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         }
     }
 
+    /// Runs a hand-written statement on a reader connection (see `SQL`).
+    ///
+    /// - Throws: `DepotError` of kind `.invalidQuery` for a statement without text for this
+    ///   dialect or with an invalid identifier; the engine's error when it refuses the statement.
+    public func rows(_ statement: SQL) async throws -> SQLRows {
+        let rendered = try renderer.render(statement)
+        try await engine.prepare()
+        return try await withReader { connection in try await connection.rows(rendered) }
+    }
+
+    /// Runs a hand-written statement on a reader connection, its result shaped as `table`.
+    ///
+    /// - Throws: What ``rows(_:)`` throws, and what `read` throws.
+    public func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        let rendered = try renderer.render(statement, shapedAs: table)
+        try await engine.prepare()
+        return try await withReader { connection in try await connection.scan(rendered, table: table, read) }
+    }
+
     /// Computes `query` with one `GROUP BY` statement on a reader connection (a table that does
     /// not exist answers `AggregateQuery.emptyResult`).
     ///

@@ -59,6 +59,19 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         return try await renderer.run(query, on: connection)
     }
 
+    package func rows(_ statement: SQL) async throws -> SQLRows {
+        try books.checkActive()
+        return try await connection.rows(renderer.render(statement))
+    }
+
+    package func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try books.checkActive()
+        return try await connection.scan(renderer.render(statement, shapedAs: table), table: table, read)
+    }
+
     package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try books.checkActive()
         let keyPositions = try table.keyPositions(inWrite: rows)

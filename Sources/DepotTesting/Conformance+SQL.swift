@@ -1,0 +1,126 @@
+import Depot
+import Foundation
+import Testing
+
+/// A row of a hand-written statement, decoded by column name.
+private struct CustomerCount: Decodable, Equatable, Sendable {
+    var customer: String
+    var n: Int
+    var last: Int
+}
+
+/// Columns of other types, decoded by column name.
+private struct Shipment: Decodable, Equatable, Sendable {
+    var id: Int
+    var placed: Date
+    var tracking: UUID?
+    var discount: Int?
+}
+
+/// Whether `store` refused a hand-written statement because it runs no SQL (the in-memory store
+/// and any store without SQL), checking the error says so.
+private func refusesSQL(_ store: any Store) async -> Bool {
+    do {
+        _ = try await store.sql("SELECT 1")
+        return false
+    } catch let error as DepotError {
+        #expect(error.kind == .invalidQuery)
+        #expect(error.message.contains("runs no SQL"), "\(error.message)")
+        return true
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return true
+    }
+}
+
+extension StoreConformance {
+    static let sqlCases: [ConformanceCase] = [
+        ConformanceCase("hand-written SQL binds every value, quotes identifiers and decodes entities and rows") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let name = "ada"
+            let ada = try await store.sql(
+                "SELECT * FROM \(table: TestOrder.self) WHERE \(column: \TestOrder.customer) = \(name) "
+                    + "ORDER BY \(column: \TestOrder.id) DESC", as: TestOrder.self)
+            #expect(ada == (try await orders.fetch(where: \.customer == "ada", orderBy: [.descending(\.id)])))
+            let evil = "ada' OR '1'='1"
+            #expect(
+                try await store.sql(
+                    "SELECT * FROM \(table: TestOrder.self) WHERE customer = \(evil)", as: TestOrder.self
+                ).isEmpty, "a value is bound, never spliced")
+            let listed = try await store.sql(
+                "SELECT * FROM \(table: TestOrder.self) WHERE customer IN \(list: ["ada", "bo"]) ORDER BY id",
+                as: TestOrder.self)
+            #expect(listed.map(\.id) == [1, 2, 7, 8, 9])
+            let none = try await store.sql(
+                "SELECT * FROM \(table: TestOrder.self) WHERE customer IN \(list: [String]())", as: TestOrder.self)
+            #expect(none.isEmpty, "an empty list matches nothing")
+            let counts = try await store.sql(
+                SQL(
+                    sqlite: "SELECT customer, count(*) AS n, max(id) AS last FROM \(table: TestOrder.self) "
+                        + "GROUP BY customer ORDER BY customer",
+                    postgres: "SELECT customer, count(*) AS n, max(id) AS last FROM \(table: TestOrder.self) "
+                        + "GROUP BY customer ORDER BY customer COLLATE \"C\""),
+                decoding: CustomerCount.self)
+            #expect(
+                counts == [
+                    CustomerCount(customer: "Zed", n: 2, last: 4), CustomerCount(customer: "ada", n: 3, last: 9),
+                    CustomerCount(customer: "bo", n: 2, last: 8), CustomerCount(customer: "Örjan", n: 2, last: 6),
+                ])
+            let shipments = try await store.sql(
+                "SELECT id, placed, tracking, discount FROM \(table: TestOrder.self) WHERE id <= \(2) ORDER BY id",
+                decoding: Shipment.self)
+            let sample = TestOrder.sample
+            #expect(
+                shipments
+                    == sample.prefix(2).map {
+                        Shipment(id: $0.id, placed: $0.placed, tracking: $0.tracking, discount: $0.discount)
+                    })
+            #expect(try await store.sql("SELECT count(*) FROM \(table: TestOrder.self)", decoding: Int.self) == [9])
+            let raw = try await store.sql("SELECT id AS key FROM \(table: TestOrder.self) WHERE id = \(3)")
+            #expect(raw.columns == ["key"])
+            #expect(raw.rows == [[.integer(3)]])
+        },
+        ConformanceCase("hand-written SQL refuses bad identifiers and wrong decodes by name, and runs in transactions")
+        {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let injected = await #expect(throws: DepotError.self) {
+                try await store.sql("SELECT * FROM \(identifier: "orders\" --")")
+            }
+            #expect(injected?.kind == .invalidQuery)
+            let notAColumn = await #expect(throws: DepotError.self) {
+                try await store.sql("SELECT \(column: \TestOrder.customer.count) FROM \(table: TestOrder.self)")
+            }
+            #expect(notAColumn?.kind == .invalidQuery)
+            let missing = await #expect(throws: DepotError.self) {
+                try await store.sql("SELECT id FROM \(table: TestOrder.self)", decoding: Shipment.self)
+            }
+            #expect(missing?.kind == .decodingFailed)
+            #expect(missing?.column == "placed")
+            let wrong = await #expect(throws: DepotError.self) {
+                try await store.sql("SELECT customer AS id FROM \(table: TestOrder.self)", decoding: Int.self)
+            }
+            #expect(wrong?.kind == .decodingFailed)
+            let seen = try await store.write { tx in
+                try await tx.repository(TestOrder.self).remove(where: \.customer == "ada")
+                return try await tx.sql("SELECT count(*) FROM \(table: TestOrder.self)", decoding: Int.self)
+            }
+            #expect(seen == [6], "a transaction's statement sees its writes")
+            #expect(try await orders.count() == 6)
+        },
+        ConformanceCase("an observed hand-written statement runs again after a commit to a table it names") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let observation = store.observe(
+                sql: "SELECT * FROM \(table: TestOrder.self) WHERE quantity > \(5) ORDER BY id", as: TestOrder.self)
+            var iterator = observation.makeAsyncIterator()
+            #expect(try await iterator.next()?.map(\.id) == [3, 6])
+            try await orders.update(where: \.id == 1, set: \.quantity, to: 50)
+            #expect(try await iterator.next()?.map(\.id) == [1, 3, 6])
+        },
+    ]
+}
