@@ -45,9 +45,16 @@ public struct AirportQuery: Sendable {
         return [.nearest(to: near, latitude: \.latitude, longitude: \.longitude)]
     }
 
-    /// Runs the query on `airports`.
+    /// Runs the query on `airports`: with `near`, through `nearest` (growing circles an index on
+    /// the coordinates serves), else one fetch in icao order.
     public func run(on airports: Repository<Airport>) async throws -> [AirportResult] {
-        let found = try await airports.fetch(where: filter, orderBy: ordering, limit: limit)
+        let found =
+            if let near {
+                try await airports.nearest(
+                    limit, to: near, latitude: \.latitude, longitude: \.longitude, where: filter)
+            } else {
+                try await airports.fetch(where: filter, orderBy: ordering, limit: limit)
+            }
         return found.map { airport in
             AirportResult(
                 airport: airport,

@@ -147,3 +147,56 @@ struct HandWrittenSQLTests {
         #expect(throws: DepotError.self) { try SQLRenderer(dialect: .sqlite).render("SELECT \(identifier: "a b")") }
     }
 }
+
+/// The SQL of a distance filter, and the boxes it draws.
+@Suite("Geo golden SQL")
+struct GeoSQLGoldenTests {
+    @Test("within renders a bounding box an index can serve, then the exact distance")
+    func within() {
+        let oslo = Coordinate(latitude: 59.91, longitude: 10.75)
+        let query = SelectQuery(
+            table: TestAirport.schema.table,
+            predicate: Filter<TestAirport>.within(
+                kilometers: 50, of: oslo, latitude: \.latitude, longitude: \.longitude
+            ).node)
+        let lite = SQLRenderer(dialect: .sqlite).select(query)
+        #expect(
+            lite.sql.hasSuffix(
+                "WHERE \"lat\" BETWEEN ? AND ? AND \"lon\" BETWEEN ? AND ? AND depot_distance(?, ?, \"lat\", \"lon\") <= ? "
+                    + "ORDER BY \"icao\""))
+        #expect(lite.arguments.count == 7)
+        let pg = SQLRenderer(dialect: .postgres).select(query)
+        #expect(pg.sql.contains("\"lat\" BETWEEN $1 AND $2 AND \"lon\" BETWEEN $3 AND $4"))
+    }
+
+    @Test("bounding boxes split at the antimeridian, open at the poles, and hold every point of the circle")
+    func boxes() throws {
+        let east = try #require(BoundingBox(around: Coordinate(latitude: 0, longitude: 179.9), kilometers: 100))
+        #expect(east.longitudes.count == 2)
+        #expect(east.longitudes[0].upperBound == 180 && east.longitudes[1].lowerBound == -180)
+        let pole = try #require(BoundingBox(around: Coordinate(latitude: 89.5, longitude: 0), kilometers: 100))
+        #expect(pole.longitudes.isEmpty, "a circle holding the pole spans every longitude")
+        let odd = try #require(BoundingBox(around: Coordinate(latitude: 100, longitude: 0), kilometers: 10))
+        #expect(odd.latitude == -90...90 && odd.longitudes.isEmpty)
+        #expect(BoundingBox(around: Coordinate(latitude: 0, longitude: 0), kilometers: -1) == nil)
+        // Points on the circle's edge, all around it, fall inside the box.
+        for center in [Coordinate(latitude: 60, longitude: 179.5), Coordinate(latitude: -75, longitude: -179.9)] {
+            let box = try #require(BoundingBox(around: center, kilometers: 300))
+            for bearing in stride(from: 0.0, to: 360.0, by: 5.0) {
+                let point = destination(from: center, kilometers: 299.999, bearing: bearing)
+                #expect(box.latitude.contains(point.latitude))
+                #expect(box.longitudes.isEmpty || box.longitudes.contains { $0.contains(point.longitude) })
+            }
+        }
+    }
+
+    /// The point `kilometers` from `start` along `bearing` (degrees), on the sphere.
+    func destination(from start: Coordinate, kilometers: Double, bearing: Double) -> Coordinate {
+        let angle = kilometers / GeoDistance.earthRadiusKilometers
+        let (lat1, lon1, theta) = (start.latitude * .pi / 180, start.longitude * .pi / 180, bearing * .pi / 180)
+        let lat2 = asin(sin(lat1) * cos(angle) + cos(lat1) * sin(angle) * cos(theta))
+        var lon2 = lon1 + atan2(sin(theta) * sin(angle) * cos(lat1), cos(angle) - sin(lat1) * sin(lat2))
+        lon2 = (lon2 + 3 * .pi).truncatingRemainder(dividingBy: 2 * .pi) - .pi
+        return Coordinate(latitude: lat2 * 180 / .pi, longitude: lon2 * 180 / .pi)
+    }
+}

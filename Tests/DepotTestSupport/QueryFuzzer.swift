@@ -43,7 +43,7 @@ public struct QueryFuzzer: Sendable {
 
     /// A filter of nested conditions, up to about four levels deep.
     public mutating func filter(depth: Int = 0) -> Filter<TestAirport> {
-        switch Int.random(in: 0..<(depth > 2 ? 9 : 12), using: &random) {
+        switch Int.random(in: 0..<(depth > 2 ? 10 : 13), using: &random) {
         case 0: return \.elevation > pick(numbers)
         case 1: return \.elevation <= pick(numbers)
         case 2: return \.name < pick(texts)
@@ -61,8 +61,14 @@ public struct QueryFuzzer: Sendable {
             default: return .hasSuffix(\.name, pick(texts), matching)
             }
         case 8: return .in(\.iata, [pick(texts), pick(texts)])
-        case 9: return filter(depth: depth + 1) && filter(depth: depth + 1)
-        case 10: return filter(depth: depth + 1) || filter(depth: depth + 1)
+        case 9:
+            let center = Coordinate(
+                latitude: pick([0, 45.5, -60, 89.9, -89.5]), longitude: pick([0, 10.75, -120, 179.9, -180]))
+            return .within(
+                kilometers: pick([10, 500, 2_000, 8_000, 21_000]), of: center, latitude: \.latitude,
+                longitude: \.longitude)
+        case 10: return filter(depth: depth + 1) && filter(depth: depth + 1)
+        case 11: return filter(depth: depth + 1) || filter(depth: depth + 1)
         default: return !filter(depth: depth + 1)
         }
     }

@@ -82,3 +82,15 @@ func sqlTour(store: some Store) async throws -> [CountryCount] {
     print(high.count, named.count)
     return counts
 }
+
+func geoTour(airports: Repository<Airport>) async throws -> ([Airport], Int) {
+    // readme:begin
+    let oslo = Coordinate(latitude: 59.91, longitude: 10.75)
+    // The 5 nearest, found through growing circles that an index on the coordinates serves.
+    let nearest = try await airports.nearest(5, to: oslo, latitude: \.latitude, longitude: \.longitude)
+    // A distance filter: combine it with any other.
+    let around = try await airports.count(
+        where: \.iata != nil && .within(kilometers: 50, of: oslo, latitude: \.latitude, longitude: \.longitude))
+    // readme:end
+    return (nearest, around)
+}

@@ -92,6 +92,16 @@ package struct QueryEvaluator: Sendable {
         case .not(let inner):
             let part = try condition(inner)
             return { row in part(row).map { !$0 } }
+        case .withinDistance(let latitudeName, let longitudeName, let center, let kilometers):
+            let latitude = try index(latitudeName)
+            let longitude = try index(longitudeName)
+            return { row in
+                guard let lat = row[latitude].doubleValue, let lon = row[longitude].doubleValue else { return nil }
+                guard (-90...90).contains(lat), (-180...180).contains(lon) else { return false }
+                return GeoDistance.haversineKilometers(
+                    latitude1: center.latitude, longitude1: center.longitude, latitude2: lat, longitude2: lon)
+                    <= kilometers
+            }
         case .isInSubquery(let column, let subquery):
             // Uncorrelated: the selected values are computed once, then each row is a lookup.
             let index = try index(column)

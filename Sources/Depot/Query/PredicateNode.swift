@@ -30,6 +30,11 @@ public indirect enum PredicateNode: Sendable, Hashable {
     /// predicates across relations compile to. NULLs in the selected column never match, so
     /// `NOT` of it is two-valued for a non-NULL `column`.
     case isInSubquery(column: String, Subquery)
+    /// Rows whose coordinates (two columns of degrees) lie within `kilometers` of `center` by
+    /// great-circle (haversine) distance, ``GeoDistance``'s; rows with a NULL coordinate, or one
+    /// outside -90…90 (latitude) or -180…180 (longitude), never match. SQL stores add a bounding
+    /// box over the two columns, so an index on the latitude (or both) serves it.
+    case withinDistance(latitudeColumn: String, longitudeColumn: String, center: Coordinate, kilometers: Double)
 
     /// The column names this predicate reads.
     public var columns: Set<String> {
@@ -43,6 +48,8 @@ public indirect enum PredicateNode: Sendable, Hashable {
             return node.columns
         case .constant:
             return []
+        case .withinDistance(let latitude, let longitude, _, _):
+            return [latitude, longitude]
         }
     }
 
@@ -121,6 +128,9 @@ public indirect enum PredicateNode: Sendable, Hashable {
         switch self {
         case .compare(let column, _, let value) where value.isNotANumber: compared = column
         case .isIn(let column, let values) where values.contains(where: \.isNotANumber): compared = column
+        case .withinDistance(let latitude, _, let center, let kilometers)
+        where center.latitude.isNaN || center.longitude.isNaN || kilometers.isNaN:
+            compared = latitude
         case .and(let nodes), .or(let nodes):
             for node in nodes { try node.refuseNotANumber(table: table) }
         case .not(let node):

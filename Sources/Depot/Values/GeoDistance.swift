@@ -48,3 +48,63 @@ public enum GeoDistance {
             latitude2: to.latitude, longitude2: to.longitude)
     }
 }
+
+/// A latitude/longitude box that holds every point within a distance of a center: what SQL
+/// stores put before the exact distance so an index on the latitude column can serve a
+/// ``PredicateNode/withinDistance(latitudeColumn:longitudeColumn:center:kilometers:)``.
+public struct BoundingBox: Sendable, Hashable {
+    /// The latitude range, in degrees (a margin wider than exact).
+    public var latitude: ClosedRange<Double>
+    /// The longitude ranges, in degrees within -180…180: none when every longitude is in (the
+    /// circle holds a pole, or is wider than a hemisphere), two when the circle crosses the
+    /// antimeridian.
+    public var longitudes: [ClosedRange<Double>]
+
+    /// The box around every point within `kilometers` of `center` (a spherical cap): the
+    /// latitude band of the cap's angular radius and, unless the cap holds a pole, the longitude
+    /// span `asin(sin(d) / cos(latitude))` on either side, wrapped at ±180; `nil` when no point
+    /// can be within (a negative distance). Both are widened by 0.001° so that rounding never
+    /// leaves out a point the exact distance keeps.
+    public init?(around center: Coordinate, kilometers: Double) {
+        guard kilometers >= 0, center.latitude.isFinite, center.longitude.isFinite else { return nil }
+        let margin = 0.001
+        guard (-90...90).contains(center.latitude) else {
+            // Haversine still measures from such a center; no box is drawn around it.
+            latitude = -90...90
+            longitudes = []
+            return
+        }
+        let angle = kilometers / GeoDistance.earthRadiusKilometers  // radians
+        let degrees = angle * 180 / .pi
+        latitude = (center.latitude - degrees - margin)...(center.latitude + degrees + margin)
+        let radians = center.latitude * .pi / 180
+        guard angle < .pi / 2, latitude.upperBound < 90, latitude.lowerBound > -90, sin(angle) < cos(radians)
+        else {
+            longitudes = []
+            return
+        }
+        let span = asin(sin(angle) / cos(radians)) * 180 / .pi + margin
+        var west = center.longitude - span
+        var east = center.longitude + span
+        guard span < 180 else {
+            longitudes = []
+            return
+        }
+        // Centers outside -180…180 are brought back first.
+        while west < -180 && east < -180 {
+            west += 360
+            east += 360
+        }
+        while west > 180 && east > 180 {
+            west -= 360
+            east -= 360
+        }
+        if west < -180 {
+            longitudes = [-180...east, (west + 360)...180]
+        } else if east > 180 {
+            longitudes = [west...180, -180...(east - 360)]
+        } else {
+            longitudes = [west...east]
+        }
+    }
+}

@@ -194,6 +194,8 @@ public struct SQLRenderer: Sendable {
             return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
         case .not(let inner):
             return "NOT (" + render(inner, table, &arguments) + ")"
+        case .withinDistance(let latitude, let longitude, let center, let kilometers):
+            return renderWithin(latitude, longitude, center, kilometers, &arguments)
         case .isInSubquery(let column, let subquery):
             let selected = quote(subquery.column)
             var filter = "\(selected) IS NOT NULL"
@@ -300,6 +302,31 @@ public struct SQLRenderer: Sendable {
             let value = arguments.add(.text(pin))
             return "right(\(subject), length(\(value))) = \(arguments.add(.text(pin)))"
         }
+    }
+
+    /// A bounding box over the two columns (an index on the latitude serves its range), the
+    /// valid ranges, then the exact distance with the function every store shares.
+    private func renderWithin(
+        _ latitude: String, _ longitude: String, _ center: Coordinate, _ kilometers: Double,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        guard let box = BoundingBox(around: center, kilometers: kilometers) else { return "1 = 0" }
+        let lat = quote(latitude)
+        let lon = quote(longitude)
+        let south = arguments.add(.double(Swift.max(box.latitude.lowerBound, -90)))
+        let north = arguments.add(.double(Swift.min(box.latitude.upperBound, 90)))
+        var parts = ["\(lat) BETWEEN \(south) AND \(north)"]
+        if box.longitudes.isEmpty {
+            parts.append("\(lon) BETWEEN \(arguments.add(.double(-180))) AND \(arguments.add(.double(180)))")
+        } else {
+            let ranges = box.longitudes.map { range in
+                "\(lon) BETWEEN \(arguments.add(.double(range.lowerBound))) AND \(arguments.add(.double(range.upperBound)))"
+            }
+            parts.append(ranges.count == 1 ? ranges[0] : "(" + ranges.joined(separator: " OR ") + ")")
+        }
+        let from = "\(arguments.add(.double(center.latitude))), \(arguments.add(.double(center.longitude)))"
+        parts.append("\(SQLFunctions.distance)(\(from), \(lat), \(lon)) <= \(arguments.add(.double(kilometers)))")
+        return parts.joined(separator: " AND ")
     }
 
     // MARK: - Order
