@@ -10,11 +10,25 @@ enum SQLiteFunctions {
     /// NULL and numbers. Registered through the C API: it runs once per row a search reads.
     static let fold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, _, arguments in
+        result(arguments, context, TextFolding.fold)
+    }
+
+    /// `depot_fold_diacritics(text)`: `TextFolding.foldIgnoringDiacritics(_:)`; NULL for NULL and
+    /// numbers.
+    static let foldDiacritics: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        result(arguments, context, TextFolding.foldIgnoringDiacritics)
+    }
+
+    /// Sets `transform` of the first argument's text as the result (NULL without text).
+    private static func result(
+        _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ context: OpaquePointer?, _ transform: (String) -> String
+    ) {
         guard let argument = arguments?[0], let text = text(of: argument) else {
             sqlite3_result_null(context)
             return
         }
-        var folded = TextFolding.fold(text)
+        var folded = transform(text)
         folded.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 if let base = chars.baseAddress {
@@ -154,6 +168,8 @@ enum SQLiteFunctions {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.fold, 1, flags, nil, fold, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.distance, 4, flags, nil, distance, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db.sqliteConnection, SQLFunctions.foldDiacritics, 1, flags, nil, foldDiacritics, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.add, 2, flags, nil, add, nil, nil, nil)
         db.add(collation: decimal)
         db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))

@@ -22,7 +22,7 @@ private struct LongNamed: Entity, Equatable {
     "PostgreSQL folds in the server", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(10)))
 struct PostgresFoldingTests {
-    @Test("depot_fold in the server folds every Unicode scalar exactly as TextFolding.fold does")
+    @Test("depot_fold and depot_fold_diacritics in the server fold every Unicode scalar exactly as TextFolding does")
     func everyScalar() async throws {
         try await PostgresTestServer.withStore { store in
             // Any read installs Depot's functions when they are missing.
@@ -33,7 +33,7 @@ struct PostgresFoldingTests {
             for start in stride(from: 1, through: 0x10FFFF, by: 0x20000) {
                 let end = min(start + 0x1FFFF, 0x10FFFF)
                 let rows = try await PostgresTestServer.rawRows(
-                    "SELECT i::text, depot_fold(chr(i)) FROM generate_series(\(start), \(end)) AS i "
+                    "SELECT i::text, depot_fold(chr(i)), depot_fold_diacritics(chr(i)) FROM generate_series(\(start), \(end)) AS i "
                         + "WHERE i < 55296 OR i > 57343 ORDER BY i",
                     schema: schema)
                 // 131,072 folds: off the cooperative pool, so the tests beside this one keep their threads.
@@ -48,6 +48,10 @@ struct PostgresFoldingTests {
                         let expected = TextFolding.fold(String(scalar))
                         if !(row[1] ?? "").utf8.elementsEqual(expected.utf8) {
                             different.append(String(code, radix: 16, uppercase: true))
+                        }
+                        let plain = TextFolding.foldIgnoringDiacritics(String(scalar))
+                        if !(row[2] ?? "").utf8.elementsEqual(plain.utf8) {
+                            different.append("diacritics " + String(code, radix: 16, uppercase: true))
                         }
                     }
                     return (count, different)
@@ -78,7 +82,8 @@ struct PostgresFoldingTests {
                 "(\($0.offset), '\($0.element.replacingOccurrences(of: "'", with: "''"))')"
             }
             let rows = try await PostgresTestServer.rawRows(
-                "SELECT n::text, depot_fold(s) FROM (VALUES \(values.joined(separator: ", "))) AS v(n, s) ORDER BY n",
+                "SELECT n::text, depot_fold(s), depot_fold_diacritics(s) FROM (VALUES \(values.joined(separator: ", "))) "
+                    + "AS v(n, s) ORDER BY n",
                 schema: schema)
             #expect(rows.count == samples.count)
             for row in rows {
@@ -86,6 +91,9 @@ struct PostgresFoldingTests {
                 let expected = TextFolding.fold(samples[index])
                 #expect(
                     (row[1] ?? "").utf8.elementsEqual(expected.utf8), "\(samples[index].unicodeScalars.map(\.value))")
+                let plain = TextFolding.foldIgnoringDiacritics(samples[index])
+                #expect(
+                    (row[2] ?? "").utf8.elementsEqual(plain.utf8), "\(samples[index].unicodeScalars.map(\.value))")
             }
         }
     }

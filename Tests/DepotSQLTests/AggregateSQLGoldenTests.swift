@@ -200,3 +200,32 @@ struct GeoSQLGoldenTests {
         return Coordinate(latitude: lat2 * 180 / .pi, longitude: lon2 * 180 / .pi)
     }
 }
+
+/// The SQL of orders and filters that fold text.
+@Suite("Folded text golden SQL")
+struct FoldedTextSQLGoldenTests {
+    @Test("a folded order sorts by the folding function's bytes; a diacritic-insensitive filter folds both sides")
+    func folded() {
+        let query = SelectQuery(
+            table: TestAirport.schema.table,
+            predicate: Filter<TestAirport>.contains(\.name, "São", .caseAndDiacriticInsensitive).node,
+            ordering: [
+                Ordering<TestAirport>.ascending(\.name, .caseInsensitive).term,
+                Ordering<TestAirport>.descending(\.city, .caseAndDiacriticInsensitive).term,
+            ])
+        let lite = SQLRenderer(dialect: .sqlite).select(query)
+        #expect(
+            lite.sql.hasSuffix(
+                "WHERE instr(depot_fold_diacritics(\"name\"), ?) > 0 "
+                    + "ORDER BY depot_fold(\"name\"), depot_fold_diacritics(\"city\") DESC, \"icao\""))
+        #expect(lite.arguments == [.text("sao")])
+        #expect(
+            SQLRenderer(dialect: .postgres).select(query).sql.hasSuffix(
+                "ORDER BY depot_fold(\"name\") COLLATE \"C\" ASC NULLS FIRST, "
+                    + "depot_fold_diacritics(\"city\") COLLATE \"C\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST"
+            ))
+        #expect(
+            TextFolding.foldIgnoringDiacritics("São Paulo, Örebro, Ångström, Łódź")
+                == "sao paulo, orebro, angstrom, łodz")
+    }
+}

@@ -54,7 +54,7 @@ public struct QueryFuzzer: Sendable {
             return .in(
                 \.country, (0..<Int.random(in: 0..<3, using: &random)).map { _ in pick(["NO", "SE", "no", "XX"]) })
         case 7:
-            let matching: TextMatching = chance(50) ? .caseInsensitive : .caseSensitive
+            let matching: TextMatching = pick([.caseInsensitive, .caseSensitive, .caseAndDiacriticInsensitive])
             switch Int.random(in: 0..<3, using: &random) {
             case 0: return .contains(\.name, pick(texts), matching)
             case 1: return .hasPrefix(\.city, pick(texts), matching)
@@ -77,7 +77,9 @@ public struct QueryFuzzer: Sendable {
     public mutating func ordering() -> [Ordering<TestAirport>] {
         var terms: [Ordering<TestAirport>] = []
         for _ in 0..<Int.random(in: 0..<3, using: &random) {
-            switch Int.random(in: 0..<6, using: &random) {
+            switch Int.random(in: 0..<8, using: &random) {
+            case 6: terms.append(.ascending(\.name, pick([.caseInsensitive, .caseAndDiacriticInsensitive])))
+            case 7: terms.append(.descending(\.city, pick([.caseInsensitive, .caseAndDiacriticInsensitive])))
             case 0: terms.append(.ascending(\.name))
             case 1: terms.append(.descending(\.iata))
             case 2: terms.append(.ascending(\.city))

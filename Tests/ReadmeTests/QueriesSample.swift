@@ -94,3 +94,17 @@ func geoTour(airports: Repository<Airport>) async throws -> ([Airport], Int) {
     // readme:end
     return (nearest, around)
 }
+
+func sortingTour(airports: Repository<Airport>) async throws -> [Section<String, Airport>] {
+    // readme:begin
+    // Orders for people: "apple" < "Banana" < "cherry"; with diacritics ignored, "Århus" beside "Arhus".
+    let byName = try await airports.fetch(orderBy: [.ascending(\.name, .caseInsensitive)])
+    let plain = try await airports.fetch(
+        where: .contains(\.name, "sao", .caseAndDiacriticInsensitive),  // finds "São Paulo"
+        orderBy: [.ascending(\.name, .caseAndDiacriticInsensitive)])
+    // A sectioned list: one query, cut where the key changes; observeSections(by:) keeps it live.
+    let byCountry = try await airports.sections(by: \.country, orderBy: [.ascending(\.name, .caseInsensitive)])
+    // readme:end
+    print(byName.count, plain.count)
+    return byCountry
+}

@@ -21,7 +21,7 @@ struct QueriesSampleTests {
             icao: "EKCH", iata: "CPH", name: "Kastrup", country: "DK", elevation: 17, latitude: 55.6, longitude: 12.6),
     ]
 
-    @Test("the aggregate, projection, geo and update tours answer the same on the in-memory and SQLite stores")
+    @Test("the aggregate, projection, geo, sorting and update tours answer the same on the in-memory and SQLite stores")
     func aggregateTourAnswers() async throws {
         for store in [InMemoryStore(), try SQLiteStore.temporary()] as [any Store] {
             try await store.repository(Country.self).insert(
@@ -44,6 +44,9 @@ struct QueriesSampleTests {
             let (nearest, around) = try await geoTour(airports: airports)
             #expect(nearest.map(\.icao) == ["ENGM", "ESGG", "ENBR", "ENZZ", "ESSA"])
             #expect(around == 1)
+            let sections = try await sortingTour(airports: airports)
+            #expect(sections.map(\.key) == ["DK", "NO", "SE"])
+            #expect(sections[1].items.map(\.name) == ["Bergen", "Oslo", "Strip"])
             #expect(try await updateTour(airports: airports) == 3)
             #expect(try await airports.find("ENGM")?.elevation == 691)
             #expect(try await airports.find("ENZZ")?.elevation == 9)

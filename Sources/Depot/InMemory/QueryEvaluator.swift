@@ -51,12 +51,12 @@ package struct QueryEvaluator: Sendable {
                 if values.contains(where: { StoredValue.sqlCompare(value, .equal, $0) == true }) { return true }
                 return hasNull ? nil : false
             }
-        case .text(let column, let op, let needle, let caseInsensitive):
+        case .text(let column, let op, let needle, let matching):
             let index = try index(column)
-            let pin = caseInsensitive ? TextFolding.fold(needle) : needle
+            let pin = matching.apply(needle)
             return { row in
                 guard case .text(let raw) = row[index] else { return row[index].isNull ? nil : false }
-                let text = caseInsensitive ? TextFolding.fold(raw) : raw
+                let text = matching.apply(raw)
                 switch op {
                 case .contains: return TextFolding.containsBytes(text, pin)
                 case .hasPrefix: return TextFolding.hasPrefixBytes(text, pin)
@@ -135,6 +135,20 @@ package struct QueryEvaluator: Sendable {
                     case (true, false): order = -1
                     case (false, true): order = 1
                     case (false, false): order = StoredValue.sqlOrder(a[index], b[index])
+                    }
+                    return descending ? -order : order
+                }
+            case .text(let name, let descending, let matching):
+                let index = try index(name)
+                return { a, b in
+                    let order: Int
+                    switch (a[index], b[index]) {
+                    case (.null, .null): order = 0
+                    case (.null, _): order = -1
+                    case (_, .null): order = 1
+                    case (.text(let x), .text(let y)):
+                        order = StoredValue.sqlOrder(.text(matching.apply(x)), .text(matching.apply(y)))
+                    default: order = StoredValue.sqlOrder(a[index], b[index])
                     }
                     return descending ? -order : order
                 }

@@ -70,7 +70,7 @@ public struct Filter<Root: Entity>: Sendable {
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ needle: String,
         _ matching: TextMatching = .caseSensitive
     ) -> Filter {
-        Filter(.text(column: column(keyPath), .contains, needle, caseInsensitive: matching == .caseInsensitive))
+        Filter(.text(column: column(keyPath), .contains, needle, matching: matching))
     }
 
     /// Rows whose text column starts with `prefix`, byte for byte (or folded, when
@@ -85,7 +85,7 @@ public struct Filter<Root: Entity>: Sendable {
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ prefix: String,
         _ matching: TextMatching = .caseSensitive
     ) -> Filter {
-        Filter(.text(column: column(keyPath), .hasPrefix, prefix, caseInsensitive: matching == .caseInsensitive))
+        Filter(.text(column: column(keyPath), .hasPrefix, prefix, matching: matching))
     }
 
     /// Rows whose text column ends with `suffix`, byte for byte (or folded, when
@@ -100,7 +100,7 @@ public struct Filter<Root: Entity>: Sendable {
         _ keyPath: KeyPath<Root, some StorableTextValue>, _ suffix: String,
         _ matching: TextMatching = .caseSensitive
     ) -> Filter {
-        Filter(.text(column: column(keyPath), .hasSuffix, suffix, caseInsensitive: matching == .caseInsensitive))
+        Filter(.text(column: column(keyPath), .hasSuffix, suffix, matching: matching))
     }
 
     /// Both conditions hold: `(lhs) AND (rhs)`. Chains of `&&` make one flat `AND`.

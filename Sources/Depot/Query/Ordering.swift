@@ -34,6 +34,41 @@ public struct Ordering<Root: Entity>: Sendable {
         Ordering(.column(Root.schema.referenceName(keyPath), descending: true))
     }
 
+    /// Text smallest first as `matching` compares it: `.caseInsensitive` orders by the folded
+    /// text ("apple" < "Banana" < "cherry"), `.caseAndDiacriticInsensitive` also ignores
+    /// diacritics ("Århus" next to "Arhus"); byte order of the folded text, the same on every
+    /// store. NULL first.
+    ///
+    /// ```swift
+    /// let list = try await airports.fetch(orderBy: [.ascending(\.name, .caseInsensitive)])
+    /// // SQLite:     ORDER BY depot_fold("name"), "icao"
+    /// // PostgreSQL: ORDER BY depot_fold("name") COLLATE "C" ASC NULLS FIRST, "icao" COLLATE "C" ASC NULLS FIRST
+    /// ```
+    public static func ascending(_ keyPath: KeyPath<Root, String>, _ matching: TextMatching) -> Ordering {
+        Ordering(text(keyPath, descending: false, matching))
+    }
+
+    /// Optional text smallest first as `matching` compares it; NULL first.
+    public static func ascending(_ keyPath: KeyPath<Root, String?>, _ matching: TextMatching) -> Ordering {
+        Ordering(text(keyPath, descending: false, matching))
+    }
+
+    /// Text largest first as `matching` compares it; NULL last.
+    public static func descending(_ keyPath: KeyPath<Root, String>, _ matching: TextMatching) -> Ordering {
+        Ordering(text(keyPath, descending: true, matching))
+    }
+
+    /// Optional text largest first as `matching` compares it; NULL last.
+    public static func descending(_ keyPath: KeyPath<Root, String?>, _ matching: TextMatching) -> Ordering {
+        Ordering(text(keyPath, descending: true, matching))
+    }
+
+    private static func text(_ keyPath: AnyKeyPath, descending: Bool, _ matching: TextMatching) -> OrderTerm {
+        let name = Root.schema.referenceName(keyPath)
+        return matching == .caseSensitive
+            ? .column(name, descending: descending) : .text(name, descending: descending, matching: matching)
+    }
+
     /// Nearest to `point` first, by great-circle (haversine) distance over two columns holding
     /// degrees; rows without coordinates come last. See ``GeoDistance``.
     public static func nearest<Latitude: StorableValue, Longitude: StorableValue>(
@@ -52,11 +87,13 @@ public enum OrderTerm: Sendable, Hashable {
     case column(String, descending: Bool)
     /// By haversine distance from a point, nearest first; NULL coordinates last.
     case distance(latitudeColumn: String, longitudeColumn: String, from: Coordinate)
+    /// By a text column as `matching` folds it (byte order of the folded text); NULL smallest.
+    case text(String, descending: Bool, matching: TextMatching)
 
     /// The column names this term reads.
     public var columns: [String] {
         switch self {
-        case .column(let name, _): [name]
+        case .column(let name, _), .text(let name, _, _): [name]
         case .distance(let latitude, let longitude, _): [latitude, longitude]
         }
     }

@@ -17,7 +17,7 @@ public indirect enum PredicateNode: Sendable, Hashable {
     /// `column IN (values)`; an empty list matches nothing.
     case isIn(column: String, [StoredValue])
     /// A text match; `%` and `_` in the needle are literal characters.
-    case text(column: String, TextOperator, String, caseInsensitive: Bool)
+    case text(column: String, TextOperator, String, matching: TextMatching)
     /// Every node holds; an empty list is true.
     case and([PredicateNode])
     /// At least one node holds; an empty list is false.
@@ -211,4 +211,17 @@ public enum TextMatching: Sendable, Hashable {
     /// Full Unicode case folding after NFC normalization, identical on every store:
     /// "são" matches "SÃO PAULO", "strasse" matches "Straße".
     case caseInsensitive
+    /// Case folding as ``caseInsensitive``, then diacritics removed
+    /// (``TextFolding/foldIgnoringDiacritics(_:)``): "sao" matches "SÃO PAULO", "orebro" matches
+    /// "Örebro".
+    case caseAndDiacriticInsensitive
+
+    /// The text compared for this matching: `text` itself, folded, or folded without diacritics.
+    public func apply(_ text: String) -> String {
+        switch self {
+        case .caseSensitive: text
+        case .caseInsensitive: TextFolding.fold(text)
+        case .caseAndDiacriticInsensitive: TextFolding.foldIgnoringDiacritics(text)
+        }
+    }
 }

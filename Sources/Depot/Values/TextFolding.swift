@@ -96,3 +96,73 @@ public enum TextFolding {
         text.utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 }
+
+extension TextFolding {
+    /// ``fold(_:)``, then diacritics removed: each letter with diacritics of the Latin, Greek and
+    /// Cyrillic blocks becomes its base letter (its canonical decomposition without combining
+    /// marks: "ã" → "a", "ö" → "o", "ά" → "α"; letters without a decomposition, such as "ø" or
+    /// "ł", stay), and combining marks left over are removed. Identical on every store:
+    /// PostgreSQL's `depot_fold_diacritics` is generated from ``diacritics``.
+    ///
+    /// ```swift
+    /// TextFolding.foldIgnoringDiacritics("São Paulo")  // "sao paulo"
+    /// TextFolding.foldIgnoringDiacritics("Örebro")  // "orebro"
+    /// ```
+    public static func foldIgnoringDiacritics(_ text: String) -> String {
+        let folded = fold(text)
+        var isASCII = true
+        for byte in folded.utf8 where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII { return folded }
+        let table = diacriticsLookup
+        var result = String.UnicodeScalarView()
+        for scalar in folded.unicodeScalars {
+            if let base = table[scalar] {
+                if let base { result.append(base) }
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// What ``foldIgnoringDiacritics(_:)`` does after folding: the letters it maps to their base
+    /// letter, in scalar order, and the combining marks it removes.
+    public static let diacritics: (mapped: [(Unicode.Scalar, Unicode.Scalar)], removed: [Unicode.Scalar]) = {
+        let blocks: [ClosedRange<UInt32>] = [
+            0x00C0...0x024F, 0x0370...0x03FF, 0x0400...0x052F, 0x1E00...0x1EFF, 0x1F00...0x1FFF,
+        ]
+        var mapped: [(Unicode.Scalar, Unicode.Scalar)] = []
+        for block in blocks {
+            for value in block {
+                guard let scalar = Unicode.Scalar(value) else { continue }
+                let bases = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars.filter {
+                    !isCombiningMark($0)
+                }
+                if bases.count == 1, let base = bases.first, base != scalar { mapped.append((scalar, base)) }
+            }
+        }
+        let removed = combiningMarks.flatMap { $0 }.compactMap(Unicode.Scalar.init)
+        return (mapped, removed)
+    }()
+
+    /// The combining-mark blocks removed: diacritical marks, their extension and supplement, for
+    /// symbols, and half marks.
+    static let combiningMarks: [ClosedRange<UInt32>] = [
+        0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
+    ]
+
+    static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+        combiningMarks.contains { $0.contains(scalar.value) }
+    }
+
+    /// Each scalar ``foldIgnoringDiacritics(_:)`` changes: to its base letter, or to nothing.
+    private static let diacriticsLookup: [Unicode.Scalar: Unicode.Scalar?] = {
+        var table: [Unicode.Scalar: Unicode.Scalar?] = [:]
+        for (scalar, base) in diacritics.mapped { table[scalar] = base }
+        for mark in diacritics.removed { table[mark] = .some(nil) }
+        return table
+    }()
+}

@@ -11,6 +11,10 @@ public enum SQLFunctions {
     /// `TextFolding.caseFolding` (``SQLRenderer/postgresFoldFunction``), so rows written by any
     /// client fold the same way.
     public static let fold = "depot_fold"
+    /// `depot_fold_diacritics(text)`: `TextFolding.foldIgnoringDiacritics(_:)`, for matching and
+    /// ordering that ignore case and diacritics; registered (SQLite) or generated from
+    /// `TextFolding.diacritics` (PostgreSQL) like ``fold``.
+    public static let foldDiacritics = "depot_fold_diacritics"
     /// `depot_distance(lat0, lon0, lat, lon)`: haversine kilometres with exactly the operations of
     /// `GeoDistance.haversineKilometers(latitude1:longitude1:latitude2:longitude2:)`, in the same
     /// order, so distance order agrees on every store; NULL without coordinates.
@@ -86,6 +90,7 @@ extension SQLRenderer {
     /// its definition.
     static let postgresFunctions: [(name: String, signature: String, definition: String)] = [
         (SQLFunctions.fold, "\(SQLFunctions.fold)(text)", postgresFoldFunction),
+        (SQLFunctions.foldDiacritics, "\(SQLFunctions.foldDiacritics)(text)", postgresFoldDiacriticsFunction),
         (
             SQLFunctions.distance,
             "\(SQLFunctions.distance)(double precision, double precision, double precision, double precision)",
@@ -120,6 +125,24 @@ extension SQLRenderer {
         return "CREATE OR REPLACE FUNCTION \(SQLFunctions.fold)(t text) RETURNS text LANGUAGE sql IMMUTABLE "
             + "PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) THEN lower(t COLLATE \"C\") "
             + "ELSE normalize(\(expression), NFC) END $$"
+    }()
+
+    /// `depot_fold_diacritics(text)` for PostgreSQL: ``postgresFoldFunction``'s folding, then one
+    /// `translate` mapping each letter with diacritics to its base letter and deleting combining
+    /// marks, both from `TextFolding.diacritics`, as the Swift function does.
+    public static let postgresFoldDiacriticsFunction: String = {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        var from = String.UnicodeScalarView()
+        var to = String.UnicodeScalarView()
+        for (scalar, base) in TextFolding.diacritics.mapped {
+            from.append(scalar)
+            to.append(base)
+        }
+        // translate deletes the characters of `from` that have none in `to`: the marks come last.
+        for mark in TextFolding.diacritics.removed { from.append(mark) }
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
+            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT translate(\(SQLFunctions.fold)(t), \(literal(String(from))), "
+            + "\(literal(String(to)))) $$"
     }()
 
     static var postgresDistanceFunction: String {

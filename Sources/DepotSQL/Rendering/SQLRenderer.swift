@@ -184,8 +184,8 @@ public struct SQLRenderer: Sendable {
                 }
             }
             return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"
-        case .text(let column, let op, let needle, let caseInsensitive):
-            return renderText(column, op, needle, caseInsensitive: caseInsensitive, &arguments)
+        case .text(let column, let op, let needle, let matching):
+            return renderText(column, op, needle, matching: matching, &arguments)
         case .and(let nodes):
             if nodes.isEmpty { return "1 = 1" }
             return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " AND ")
@@ -279,11 +279,11 @@ public struct SQLRenderer: Sendable {
     }
 
     private func renderText(
-        _ column: String, _ op: TextOperator, _ needle: String, caseInsensitive: Bool,
+        _ column: String, _ op: TextOperator, _ needle: String, matching: TextMatching,
         _ arguments: inout ArgumentList
     ) -> String {
-        let pin = caseInsensitive ? TextFolding.fold(needle) : needle
-        let subject = caseInsensitive ? "\(SQLFunctions.fold)(\(quote(column)))" : quote(column)
+        let pin = matching.apply(needle)
+        let subject = folded(quote(column), matching)
         switch (dialect, op) {
         case (.sqlite, .contains):
             return "instr(\(subject), \(arguments.add(.text(pin)))) > 0"
@@ -329,6 +329,15 @@ public struct SQLRenderer: Sendable {
         return parts.joined(separator: " AND ")
     }
 
+    /// `expression` as `matching` compares it: itself, `depot_fold(…)` or `depot_fold_diacritics(…)`.
+    func folded(_ expression: String, _ matching: TextMatching) -> String {
+        switch matching {
+        case .caseSensitive: expression
+        case .caseInsensitive: "\(SQLFunctions.fold)(\(expression))"
+        case .caseAndDiacriticInsensitive: "\(SQLFunctions.foldDiacritics)(\(expression))"
+        }
+    }
+
     // MARK: - Order
 
     private func render(_ term: OrderTerm, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
@@ -338,6 +347,14 @@ public struct SQLRenderer: Sendable {
             switch dialect {
             case .sqlite: return descending ? "\(subject) DESC" : subject
             case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
+            }
+        case .text(let name, let descending, let matching):
+            let subject = folded(quote(name), matching)
+            switch dialect {
+            case .sqlite: return descending ? "\(subject) DESC" : subject
+            case .postgres:
+                return descending
+                    ? "\(subject) COLLATE \"C\" DESC NULLS LAST" : "\(subject) COLLATE \"C\" ASC NULLS FIRST"
             }
         case .distance(let latitude, let longitude, let point):
             let lat = arguments.add(.double(point.latitude))
