@@ -20,6 +20,29 @@ enum SQLiteFunctions {
         result(arguments, context, TextFolding.foldIgnoringDiacritics)
     }
 
+    /// `depot_words(text)`: `TextSearch.words(of:)` as a JSON array of strings (`[]` for NULL and
+    /// numbers), for `json_each`. Words hold no quote, backslash or control character (all
+    /// separators), so each is written between quotes as it is.
+    static let words: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        guard let argument = arguments?[0], let text = text(of: argument) else {
+            sqlite3_result_text(context, "[]", 2, transient)
+            return
+        }
+        var json = "["
+        for (position, word) in TextSearch.words(of: text).enumerated() {
+            json += position == 0 ? "\"" : ",\""
+            json += word
+            json += "\""
+        }
+        json += "]"
+        json.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_result_text64(context, chars.baseAddress, UInt64(chars.count), transient, UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
     /// Sets `transform` of the first argument's text as the result (NULL without text).
     private static func result(
         _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ context: OpaquePointer?, _ transform: (String) -> String
@@ -170,6 +193,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.distance, 4, flags, nil, distance, nil, nil, nil)
         sqlite3_create_function_v2(
             db.sqliteConnection, SQLFunctions.foldDiacritics, 1, flags, nil, foldDiacritics, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.words, 1, flags, nil, words, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.add, 2, flags, nil, add, nil, nil, nil)
         db.add(collation: decimal)
         db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))

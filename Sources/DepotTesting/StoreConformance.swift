@@ -54,11 +54,9 @@ public enum StoreConformance {
     /// Every case of the suite: values, writes, queries, transactions, mappers, partial updates,
     /// observation and relations, each with a name of its own.
     public static var cases: [ConformanceCase] {
-        valueCases + writeCases + queryCases + aggregateCases + updateCases + sqlCases + geoCases + sortingCases
-            + transactionCases
-            + mapperCases
-            + partialCases
-            + observationCases + relationCases + badInputCases
+        let queries = queryCases + aggregateCases + updateCases + sqlCases + geoCases + sortingCases + searchCases
+        return valueCases + writeCases + queries + transactionCases + mapperCases + partialCases + observationCases
+            + relationCases + badInputCases
     }
 }
 

@@ -160,6 +160,10 @@ extension InMemoryDatabase {
             guard indexes.removeValue(forKey: name) != nil else {
                 throw DepotError(.migration, "no index '\(name)'")
             }
+        case .createSearchIndex(let description, let column), .dropSearchIndex(let description, let column):
+            // Searches need no index here: the shape is checked as SQL stores check it.
+            let table = try existing(description.name)
+            try TextSearch.checkIndexable(table.description, column: column)
         case .sql, .data:
             break  // carried out by the session
         }

@@ -92,6 +92,12 @@ package struct QueryEvaluator: Sendable {
         case .not(let inner):
             let part = try condition(inner)
             return { row in part(row).map { !$0 } }
+        case .matches(let column, let tokens, let matching):
+            let index = try index(column)
+            return { row in
+                guard case .text(let text) = row[index] else { return tokens.isEmpty }
+                return TextSearch.matches(text, tokens: tokens, matching)
+            }
         case .withinDistance(let latitudeName, let longitudeName, let center, let kilometers):
             let latitude = try index(latitudeName)
             let longitude = try index(longitudeName)
@@ -151,6 +157,22 @@ package struct QueryEvaluator: Sendable {
                     default: order = StoredValue.sqlOrder(a[index], b[index])
                     }
                     return descending ? -order : order
+                }
+            case .relevance(let name, let tokens, let matching):
+                let index = try index(name)
+                @Sendable func key(_ row: [StoredValue]) -> (exact: Int, length: Int?) {
+                    guard case .text(let text) = row[index] else { return (0, nil) }
+                    return (TextSearch.exactWords(text, tokens: tokens, matching), text.unicodeScalars.count)
+                }
+                return { a, b in
+                    let (x, y) = (key(a), key(b))
+                    if x.exact != y.exact { return x.exact > y.exact ? -1 : 1 }
+                    switch (x.length, y.length) {
+                    case (nil, nil): return 0
+                    case (nil, _): return -1
+                    case (_, nil): return 1
+                    case (let m?, let n?): return m < n ? -1 : (m == n ? 0 : 1)
+                    }
                 }
             case .distance(let latitudeName, let longitudeName, let point):
                 let latitude = try index(latitudeName)

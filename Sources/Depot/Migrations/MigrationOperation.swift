@@ -62,6 +62,10 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case createIndex(IndexDescription)
         /// Drops the named index.
         case dropIndex(name: String)
+        /// Creates the search index of a text column (see ``MigrationOperation/createSearchIndex(_:_:)``).
+        case createSearchIndex(table: TableDescription, column: String)
+        /// Drops the search index of a text column.
+        case dropSearchIndex(table: TableDescription, column: String)
         /// Raw SQL scripts, one per dialect by the dialect's name (a SQL store runs the one for its
         /// dialect, and fails the step when it has none).
         case sql(scripts: [RawSQL])
@@ -173,6 +177,31 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// Drops an index.
     public static func dropIndex(_ name: String) -> Self { Self(.dropIndex(name: name)) }
 
+    /// Creates the search index of a text column, which ``Filter/matches(_:_:_:)`` and
+    /// ``Ordering/relevance(_:to:_:)`` read: a table of the column's words
+    /// (``TextSearch/wordTable(for:column:)``) filled from the rows there are, and triggers that
+    /// keep it up to date whoever writes the rows (Depot or plain SQL; on SQLite, a connection
+    /// that writes the table needs Depot's functions registered).
+    ///
+    /// ```swift
+    /// Migration("4 search names", [.createSearchIndex(Airport.self, \.name)])
+    /// ```
+    ///
+    /// The entity needs a one-column primary key and the column must hold text; the in-memory
+    /// store searches without an index and only checks both.
+    public static func createSearchIndex<Root: Entity>(_ entity: Root.Type, _ column: KeyPath<Root, some StorableValue>)
+        -> Self
+    {
+        Self(.createSearchIndex(table: Root.schema.table, column: Root.schema.referenceName(column)))
+    }
+
+    /// Drops the search index of a text column: its word table and triggers.
+    public static func dropSearchIndex<Root: Entity>(_ entity: Root.Type, _ column: KeyPath<Root, some StorableValue>)
+        -> Self
+    {
+        Self(.dropSearchIndex(table: Root.schema.table, column: Root.schema.referenceName(column)))
+    }
+
     /// Raw SQL, one script per dialect (statements separated by `;`, run as the engine splits
     /// them). A store whose dialect has no script fails the step, naming it. DepotSQL's
     /// `sql(sqlite:postgres:)` spells the dialects out.
@@ -205,6 +234,8 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case .addColumn(let table, let column, _): return .dropColumn(column.name, from: table)
         case .renameColumn(let table, let from, let to): return .renameColumn(to, to: from, in: table)
         case .createIndex(let index): return .dropIndex(index.name)
+        case .createSearchIndex(let table, let column): return Self(.dropSearchIndex(table: table, column: column))
+        case .dropSearchIndex(let table, let column): return Self(.createSearchIndex(table: table, column: column))
         case .dropTable, .dropColumn, .alterColumn, .dropIndex, .sql, .data: return nil
         }
     }
@@ -229,6 +260,8 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
             return "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table) "
                 + "(\(index.columns.joined(separator: ", ")))"
         case .dropIndex(let name): return "drop index \(name)"
+        case .createSearchIndex(let table, let column): return "create search index on \(table.name) (\(column))"
+        case .dropSearchIndex(let table, let column): return "drop search index on \(table.name) (\(column))"
         case .sql(let scripts):
             return "sql " + scripts.map { "\($0.dialect): \($0.script ?? "-")" }.joined(separator: " ")
         case .data(let label, _): return "data \(label)"

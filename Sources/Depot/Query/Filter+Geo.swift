@@ -64,3 +64,28 @@ extension Repository {
         }
     }
 }
+
+extension Filter {
+    /// Rows whose text holds, for each word of `query`, a word starting with it, ignoring case
+    /// (and diacritics with ``TextMatching/caseAndDiacriticInsensitive``): "osl gard" finds
+    /// "Oslo Airport, Gardermoen". See ``TextSearch`` for what a word is.
+    ///
+    /// ```swift
+    /// let found = try await airports.fetch(where: .matches(\.name, "osl gard"))
+    /// // SQLite: WHERE "icao" IN (SELECT "key" FROM "airports#name#words" WHERE "word" >= ? AND "word" < ?)
+    /// //           AND "icao" IN (SELECT "key" FROM "airports#name#words" WHERE "word" >= ? AND "word" < ?)
+    /// ```
+    ///
+    /// SQL stores answer it from the column's search index, which a migration creates
+    /// (``MigrationOperation/createSearchIndex(_:_:)``) and the database keeps up to date whoever
+    /// writes the rows; without it the query fails with `.invalidQuery` saying so. The in-memory
+    /// store needs none. A query without words matches every row.
+    public static func matches(
+        _ keyPath: KeyPath<Root, some StorableValue>, _ query: String, _ matching: TextMatching = .caseInsensitive
+    ) -> Filter {
+        let matching: TextMatching = matching == .caseAndDiacriticInsensitive ? matching : .caseInsensitive
+        let tokens = TextSearch.tokens(of: query, matching)
+        guard !tokens.isEmpty else { return .all }
+        return Filter(.matches(column: column(keyPath), tokens: tokens, matching: matching))
+    }
+}

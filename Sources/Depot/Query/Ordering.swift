@@ -69,6 +69,23 @@ public struct Ordering<Root: Entity>: Sendable {
             ? .column(name, descending: descending) : .text(name, descending: descending, matching: matching)
     }
 
+    /// Most relevant to a search first: rows where more of `query`'s words are whole words of
+    /// the text, then shorter texts (see ``TextSearch``), then the primary key.
+    ///
+    /// ```swift
+    /// let found = try await airports.fetch(
+    ///     where: .matches(\.name, "oslo"), orderBy: [.relevance(\.name, to: "oslo")], limit: 10)
+    /// // "Oslo" (a whole word, short) before "Oslo Airport, Gardermoen", before "Oslofjord Field"
+    /// ```
+    public static func relevance(
+        _ keyPath: KeyPath<Root, some StorableValue>, to query: String, _ matching: TextMatching = .caseInsensitive
+    ) -> Ordering {
+        Ordering(
+            .relevance(
+                Root.schema.referenceName(keyPath), tokens: TextSearch.tokens(of: query, matching),
+                matching: matching == .caseAndDiacriticInsensitive ? matching : .caseInsensitive))
+    }
+
     /// Nearest to `point` first, by great-circle (haversine) distance over two columns holding
     /// degrees; rows without coordinates come last. See ``GeoDistance``.
     public static func nearest<Latitude: StorableValue, Longitude: StorableValue>(
@@ -89,11 +106,14 @@ public enum OrderTerm: Sendable, Hashable {
     case distance(latitudeColumn: String, longitudeColumn: String, from: Coordinate)
     /// By a text column as `matching` folds it (byte order of the folded text); NULL smallest.
     case text(String, descending: Bool, matching: TextMatching)
+    /// By search relevance to `tokens` (``TextSearch/exactWords(_:tokens:_:)``, most first), then
+    /// by the text's length in scalars (shortest first, NULL first).
+    case relevance(String, tokens: [String], matching: TextMatching)
 
     /// The column names this term reads.
     public var columns: [String] {
         switch self {
-        case .column(let name, _), .text(let name, _, _): [name]
+        case .column(let name, _), .text(let name, _, _), .relevance(let name, _, _): [name]
         case .distance(let latitude, let longitude, _): [latitude, longitude]
         }
     }

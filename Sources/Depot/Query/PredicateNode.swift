@@ -35,12 +35,17 @@ public indirect enum PredicateNode: Sendable, Hashable {
     /// outside -90…90 (latitude) or -180…180 (longitude), never match. SQL stores add a bounding
     /// box over the two columns, so an index on the latitude (or both) serves it.
     case withinDistance(latitudeColumn: String, longitudeColumn: String, center: Coordinate, kilometers: Double)
+    /// Rows whose text column holds, for each token, a word starting with it (``TextSearch``);
+    /// tokens come folded, without diacritics for ``TextMatching/caseAndDiacriticInsensitive``.
+    /// NULL never matches; no tokens match every row. SQL stores answer it from the column's
+    /// search index (``MigrationOperation/createSearchIndex(_:_:)``).
+    case matches(column: String, tokens: [String], matching: TextMatching)
 
     /// The column names this predicate reads.
     public var columns: Set<String> {
         switch self {
         case .compare(let column, _, _), .isNull(let column), .isNotNull(let column), .isIn(let column, _),
-            .text(let column, _, _, _), .isInSubquery(let column, _):
+            .text(let column, _, _, _), .isInSubquery(let column, _), .matches(let column, _, _):
             return [column]
         case .and(let nodes), .or(let nodes):
             return nodes.reduce(into: []) { $0.formUnion($1.columns) }

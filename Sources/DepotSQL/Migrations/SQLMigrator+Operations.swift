@@ -47,6 +47,24 @@ extension SQLMigrator {
                     + index.columns.map(q).joined(separator: ", ") + ")")
         case .dropIndex(let name):
             try await session.execute("DROP INDEX \(q(name))")
+        case .createSearchIndex(let table, let column):
+            let stored = try await columns(of: table.name, session)
+            guard !stored.isEmpty else { throw DepotError(.migration, "no table '\(table.name)'", table: table.name) }
+            try TextSearch.checkIndexable(table, column: column)
+            let schema =
+                dialect == .postgres
+                ? try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil : nil
+            for statement in SQLRenderer(dialect: dialect).createSearchIndex(on: table, column: column, schema: schema)
+            {
+                try await session.execute(statement)
+            }
+        case .dropSearchIndex(let table, let column):
+            let schema =
+                dialect == .postgres
+                ? try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil : nil
+            for statement in SQLRenderer(dialect: dialect).dropSearchIndex(on: table, column: column, schema: schema) {
+                try await session.execute(statement)
+            }
         case .sql(let scripts):
             guard let text = scripts.first(where: { $0.dialect == dialect.name })?.script else {
                 throw DepotError(.migration, "the step has no SQL for \(dialect.displayName)")

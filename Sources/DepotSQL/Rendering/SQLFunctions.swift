@@ -91,6 +91,7 @@ extension SQLRenderer {
     static let postgresFunctions: [(name: String, signature: String, definition: String)] = [
         (SQLFunctions.fold, "\(SQLFunctions.fold)(text)", postgresFoldFunction),
         (SQLFunctions.foldDiacritics, "\(SQLFunctions.foldDiacritics)(text)", postgresFoldDiacriticsFunction),
+        (SQLFunctions.words, "\(SQLFunctions.words)(text)", postgresWordsFunction),
         (
             SQLFunctions.distance,
             "\(SQLFunctions.distance)(double precision, double precision, double precision, double precision)",

@@ -196,6 +196,8 @@ public struct SQLRenderer: Sendable {
             return "NOT (" + render(inner, table, &arguments) + ")"
         case .withinDistance(let latitude, let longitude, let center, let kilometers):
             return renderWithin(latitude, longitude, center, kilometers, &arguments)
+        case .matches(let column, let tokens, let matching):
+            return renderMatches(column, tokens, matching, table, &arguments)
         case .isInSubquery(let column, let subquery):
             let selected = quote(subquery.column)
             var filter = "\(selected) IS NOT NULL"
@@ -348,6 +350,8 @@ public struct SQLRenderer: Sendable {
             case .sqlite: return descending ? "\(subject) DESC" : subject
             case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
             }
+        case .relevance(let name, let tokens, let matching):
+            return renderRelevance(name, tokens, matching, table, &arguments)
         case .text(let name, let descending, let matching):
             let subject = folded(quote(name), matching)
             switch dialect {

@@ -140,6 +140,9 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     try await self.prepareTable($0, on: connection, create: false) != .missing
                 })
             else { return query.emptyResult }
+            try await SearchIndexCheck.require(query.predicate, table: query.table) {
+                try await self.prepareTable($0, on: connection, create: false) != .missing
+            }
             do {
                 return try await self.renderer.run(query, on: connection)
             } catch  where self.engine.isMissingTable(error, query.table) {
@@ -151,7 +154,13 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     /// `query` with its subqueries resolved against the tables that exist; `nil` when its own
     /// table does not.
     private func resolved(_ query: SelectQuery, on connection: Connection) async throws -> SelectQuery? {
-        try await query.resolved(exists: { try await self.prepareTable($0, on: connection, create: false) != .missing })
+        let exists = { (table: TableDescription) in
+            try await self.prepareTable(table, on: connection, create: false) != .missing
+        }
+        guard let resolved = try await query.resolved(exists: exists) else { return nil }
+        try await SearchIndexCheck.require(
+            resolved.predicate, ordering: resolved.ordering, table: resolved.table, exists: exists)
+        return resolved
     }
 
     // MARK: - Transactions

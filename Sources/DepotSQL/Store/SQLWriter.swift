@@ -40,6 +40,9 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
             return try StoredRowsCursor.empty(read)
         }
+        try await SearchIndexCheck.require(query.predicate, ordering: query.ordering, table: query.table) {
+            try await ready($0, create: false)
+        }
         return try await connection.scan(renderer.select(query), table: query.resultTable, read)
     }
 
@@ -47,6 +50,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         try books.checkActive()
         try query.validate()
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return 0 }
+        try await SearchIndexCheck.require(query.predicate, table: query.table) { try await ready($0, create: false) }
         return try await connection.count(renderer.count(query))
     }
 
@@ -56,6 +60,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
             return query.emptyResult
         }
+        try await SearchIndexCheck.require(query.predicate, table: query.table) { try await ready($0, create: false) }
         return try await renderer.run(query, on: connection)
     }
 
@@ -95,6 +100,9 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         guard try await ready(query.table, create: false) else { return 0 }
         var resolved = query
         resolved.predicate = try await query.predicate?.resolvingSubqueries { try await ready($0, create: false) }
+        try await SearchIndexCheck.require(resolved.predicate, table: query.table) {
+            try await ready($0, create: false)
+        }
         let changed: Int
         do {
             changed = try await connection.execute(renderer.update(resolved), as: .write)
@@ -113,6 +121,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         try predicate?.validate(against: table)
         guard try await ready(table, create: false) else { return 0 }
         let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
+        try await SearchIndexCheck.require(resolved, table: table) { try await ready($0, create: false) }
         let removed = try await connection.execute(renderer.delete(from: table, where: resolved), as: .delete)
         if removed > 0 { books.touched(table.name) }
         return removed
