@@ -268,3 +268,74 @@ private func createAirportsByHand(for store: PostgresStore, extra: String = "", 
         schema: schema)
     return schema
 }
+
+@Suite(
+    "PostgreSQL search index", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(10)))
+struct PostgresSearchIndexTests {
+    @Test("depot_words in the server splits text into exactly the words TextSearch finds")
+    func wordsAgree() async throws {
+        try await PostgresTestServer.withStore { store in
+            _ = try await store.repository(TestAirport.self).count()
+            let schema = try #require(store.configuration.schema)
+            var generator = SplitMix64(state: 2_711)
+            let pieces = [
+                "Oslo", "GARDERMOEN", "São", " ", ",", "-", "\u{2014}", "\u{00A0}", "«", "»", "·", "Straße", "ǅ", "ﬁ",
+                "e\u{301}", "\u{3000}", "日本", "42", "_", "'", "\u{10FFFF}", "İ", "Ωmega", "\t", "a",
+            ]
+            var samples = ["Oslo Airport, Gardermoen", "", "   ", "a-b_c d.e", "«Ümlaut» · Straße"]
+            for _ in 0..<1_500 {
+                let length = Int.random(in: 1...10, using: &generator)
+                samples.append(
+                    (0..<length).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined())
+            }
+            let values = samples.enumerated().map {
+                "(\($0.offset), '\($0.element.replacingOccurrences(of: "'", with: "''"))')"
+            }
+            let rows = try await PostgresTestServer.rawRows(
+                "SELECT n::text, coalesce(string_agg(w, ' ' ORDER BY w COLLATE \"C\"), '') FROM (VALUES "
+                    + values.joined(separator: ", ") + ") AS v(n, s) LEFT JOIN LATERAL depot_words(s) AS w ON true "
+                    + "GROUP BY n ORDER BY n",
+                schema: schema)
+            #expect(rows.count == samples.count)
+            for row in rows {
+                let index = try #require(row[0].flatMap { Int($0) })
+                let expected = TextSearch.words(of: samples[index]).sorted {
+                    $0.utf8.lexicographicallyPrecedes($1.utf8)
+                }
+                #expect(
+                    (row[1] ?? "") == expected.joined(separator: " "),
+                    "\(samples[index].unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+        }
+    }
+
+    @Test("rows written by plain SQL are found by search: the index is kept by the server's triggers")
+    func plainSQLWriters() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(
+                Migrations([
+                    Migration("1", [.createTable(TestAirport.self)]),
+                    Migration("2", [.createSearchIndex(TestAirport.self, \.name)]),
+                ]))
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(
+                "INSERT INTO airports (icao, name, country, elevation, lat, lon) "
+                    + "VALUES ('XXXX', 'Plainly Written Field', 'DE', 0, 0, 0)", schema: schema)
+            _ = try await PostgresTestServer.rawRows(
+                "UPDATE airports SET name = 'Renamed By Hand' WHERE icao = 'ENGM'", schema: schema)
+            _ = try await PostgresTestServer.rawRows("DELETE FROM airports WHERE icao = 'ENBR'", schema: schema)
+            #expect(try await airports.fetch(where: .matches(\.name, "plain writ")).map(\.icao) == ["XXXX"])
+            #expect(try await airports.fetch(where: .matches(\.name, "renamed")).map(\.icao) == ["ENGM"])
+            #expect(try await airports.count(where: .matches(\.name, "gardermoen")) == 0)
+            #expect(try await airports.count(where: .matches(\.name, "flesland")) == 0)
+            let missing = await #expect(throws: DepotError.self) {
+                try await airports.fetch(where: .matches(\.city, "oslo"))
+            }
+            #expect(missing?.kind == .invalidQuery)
+            #expect(missing?.message.contains("createSearchIndex") == true)
+        }
+    }
+}

@@ -229,3 +229,52 @@ struct FoldedTextSQLGoldenTests {
                 == "sao paulo, orebro, angstrom, łodz")
     }
 }
+
+/// The SQL of searches and their index.
+@Suite("Search golden SQL")
+struct SearchSQLGoldenTests {
+    @Test("matches is one range over the word table per query word; relevance counts whole words, then length")
+    func search() {
+        let query = SelectQuery(
+            table: TestAirport.schema.table, predicate: Filter<TestAirport>.matches(\.name, "Osl GARD").node,
+            ordering: [Ordering<TestAirport>.relevance(\.name, to: "oslo").term], limit: 5)
+        let lite = SQLRenderer(dialect: .sqlite).select(query)
+        #expect(
+            lite.sql.hasSuffix(
+                "WHERE \"icao\" IN (SELECT \"key\" FROM \"airports#name#words\" WHERE \"word\" >= ? AND \"word\" < ?) "
+                    + "AND \"icao\" IN (SELECT \"key\" FROM \"airports#name#words\" WHERE \"word\" >= ? AND \"word\" < ?) "
+                    + "ORDER BY (SELECT count(*) FROM \"airports#name#words\" AS depot_w WHERE depot_w.\"key\" = "
+                    + "\"airports\".\"icao\" AND depot_w.\"word\" IN (?)) DESC, length(\"airports\".\"name\"), \"icao\" LIMIT ?"
+            ))
+        #expect(
+            lite.arguments == [
+                .text("osl"), .text("osl\u{10FFFF}"), .text("gard"), .text("gard\u{10FFFF}"), .text("oslo"),
+                .integer(5),
+            ])
+        let plain = SelectQuery(
+            table: TestAirport.schema.table,
+            predicate: Filter<TestAirport>.matches(\.name, "São", .caseAndDiacriticInsensitive).node)
+        let pg = SQLRenderer(dialect: .postgres).select(plain)
+        #expect(pg.sql.contains("WHERE \"plain\" >= $1 AND \"plain\" < $2"))
+        #expect(pg.arguments.first == .text("sao"))
+        #expect(TextSearch.words(of: "Oslo Airport, Gardermoen — «OSL»") == ["oslo", "airport", "gardermoen", "osl"])
+        #expect(TextSearch.tokens(of: "São  são SAO", .caseAndDiacriticInsensitive) == ["sao"])
+    }
+
+    @Test("the search index is a word table, its indexes, a backfill and triggers, per dialect")
+    func index() {
+        let table = TestAirport.schema.table
+        let lite = SQLRenderer(dialect: .sqlite).createSearchIndex(on: table, column: "name", schema: nil)
+        #expect(lite.count == 7)
+        #expect(lite[0].hasPrefix("CREATE TABLE \"airports#name#words\" (\"word\" TEXT NOT NULL"))
+        #expect(
+            lite.contains {
+                $0.hasPrefix("CREATE TRIGGER \"airports#name#words#update\" AFTER UPDATE OF \"name\", \"icao\"")
+            })
+        let pg = SQLRenderer(dialect: .postgres).createSearchIndex(on: table, column: "name", schema: "app")
+        #expect(pg[0].contains("\"word\" text COLLATE \"C\" NOT NULL"))
+        #expect(
+            pg.last?.contains("AFTER INSERT OR DELETE OR UPDATE OF \"name\", \"icao\" ON \"app\".\"airports\"") == true)
+        #expect(SQLRenderer.postgresWordsFunction.contains("regexp_split_to_table(depot_fold(t), '[\\u0001-\\u002F"))
+    }
+}

@@ -108,3 +108,22 @@ func sortingTour(airports: Repository<Airport>) async throws -> [Section<String,
     print(byName.count, plain.count)
     return byCountry
 }
+
+// readme:begin
+let searchMigrations = Migrations([
+    Migration("1 airports", [.createTable(Airport.self)]),
+    Migration("2 search names", [.createSearchIndex(Airport.self, \.name)]),
+])
+// readme:end
+
+func searchTour(store: some MigratableStore) async throws -> [Airport] {
+    // readme:begin
+    try await store.migrate(searchMigrations)
+    let airports = store.repository(Airport.self)
+    // Every query word is the start of a word of the name, in any case: "osl gard" finds
+    // "Oslo Gardermoen"; .caseAndDiacriticInsensitive also lets "sao" find "São Paulo".
+    let found = try await airports.fetch(
+        where: .matches(\.name, "osl gard"), orderBy: [.relevance(\.name, to: "osl gard")], limit: 20)
+    // readme:end
+    return found
+}

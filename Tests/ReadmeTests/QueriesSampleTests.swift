@@ -54,6 +54,21 @@ struct QueriesSampleTests {
         }
     }
 
+    @Test("the search tour finds by word prefixes through the index on SQLite, and without one in memory")
+    func searchTourFinds() async throws {
+        for store in [InMemoryStore(), try SQLiteStore.temporary()] as [any MigratableStore] {
+            try await store.repository(Country.self).insert(
+                ["NO", "SE", "DK"].map { Country(code: $0, name: $0, continent: "EU") })
+            try await store.repository(Airport.self).insert(
+                Self.airports + [
+                    Airport(
+                        icao: "ENXX", iata: nil, name: "Oslo Gardermoen", country: "NO", elevation: 1, latitude: 60,
+                        longitude: 11)
+                ])
+            #expect(try await searchTour(store: store).map(\.icao) == ["ENXX"])
+        }
+    }
+
     @Test("the SQL tour runs on SQLite; the in-memory store refuses it by name")
     func sqlTourRunsOnSQLite() async throws {
         let store = try SQLiteStore.temporary()
