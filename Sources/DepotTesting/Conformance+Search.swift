@@ -93,6 +93,9 @@ extension StoreConformance {
                 where: .matches(\.name, "osl"), orderBy: [.relevance(\.name, to: "oslo oslofjord")], limit: 2
             ).map(\.icao)
             #expect(two == ["R5", "R3"], "two whole words, then one and the shortest: \(two)")
+            let shortest = try await airports.fetch(orderBy: [.relevance(\.name, to: " - ")]).map(\.icao)
+            #expect(
+                shortest == ["R3", "R6", "R2", "R1", "R4", "R5"], "a query without words orders by length: \(shortest)")
         },
     ]
 }

@@ -24,6 +24,13 @@ struct ThreeStoreAgreementTests {
         var all: [(name: String, store: any Store)] {
             [("in-memory", memory), ("SQLite", sqlite), ("PostgreSQL", postgres)]
         }
+
+        /// Gives every store the search indexes the fuzzer's searches read.
+        func migrate() async throws {
+            try await memory.migrate(QueryFuzzer.searchMigrations)
+            try await sqlite.migrate(QueryFuzzer.searchMigrations)
+            try await postgres.migrate(QueryFuzzer.searchMigrations)
+        }
     }
 
     /// One random query.
@@ -62,6 +69,7 @@ struct ThreeStoreAgreementTests {
             var fuzzer = QueryFuzzer(random: SplitMix64(state: seed))
             try await PostgresTestServer.withStore { postgres in
                 let stores = Stores(memory: InMemoryStore(), sqlite: try SQLiteStore.temporary(), postgres: postgres)
+                try await stores.migrate()
                 // Observers on every store, from before the first write: each change they deliver, applied
                 // to the result before it, must give the result it carries.
                 let observed = (0..<3).map { _ in
@@ -317,6 +325,7 @@ struct ThreeStoreAgreementTests {
         var result: T?
         try await PostgresTestServer.withStore { postgres in
             let stores = Stores(memory: InMemoryStore(), sqlite: try SQLiteStore.temporary(), postgres: postgres)
+            try await stores.migrate()
             for (_, store) in stores.all { try await store.repository(TestAirport.self).insert(rows) }
             result = try await body(stores)
         }

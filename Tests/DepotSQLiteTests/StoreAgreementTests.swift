@@ -13,6 +13,8 @@ struct StoreAgreementTests {
         let rows = (0..<300).map { fuzzer.airport($0) }
         let memory = InMemoryStore()
         let sqlite = try SQLiteStore.temporary()
+        try await memory.migrate(QueryFuzzer.searchMigrations)
+        try await sqlite.migrate(QueryFuzzer.searchMigrations)
         try await memory.repository(TestAirport.self).upsert(rows)
         try await sqlite.repository(TestAirport.self).upsert(rows)
         var disagreements = 0

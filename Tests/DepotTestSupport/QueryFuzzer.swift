@@ -9,6 +9,21 @@ public struct QueryFuzzer: Sendable {
     /// The generator; a test reads its seed to report it.
     public var random: SplitMix64
 
+    /// The search indexes the fuzzer's `.matches` filters read (names and cities): run on every
+    /// store under comparison before its first write.
+    public static let searchMigrations = Migrations([
+        Migration("1 airports", [.createTable(TestAirport.self)]),
+        Migration(
+            "2 search", [.createSearchIndex(TestAirport.self, \.name), .createSearchIndex(TestAirport.self, \.city)]),
+    ])
+
+    /// A search query from the pool: one or two texts, or the start of one.
+    public mutating func searchQuery() -> String {
+        let first = pick(texts)
+        let start = chance(40) ? String(first.prefix(Int.random(in: 1...3, using: &random))) : first
+        return chance(40) ? start + pick([" ", ", ", "-"]) + pick(texts) : start
+    }
+
     /// A fuzzer drawing from `random`.
     public init(random: SplitMix64) {
         self.random = random
@@ -43,7 +58,7 @@ public struct QueryFuzzer: Sendable {
 
     /// A filter of nested conditions, up to about four levels deep.
     public mutating func filter(depth: Int = 0) -> Filter<TestAirport> {
-        switch Int.random(in: 0..<(depth > 2 ? 10 : 13), using: &random) {
+        switch Int.random(in: 0..<(depth > 2 ? 10 : 14), using: &random) {
         case 0: return \.elevation > pick(numbers)
         case 1: return \.elevation <= pick(numbers)
         case 2: return \.name < pick(texts)
@@ -61,12 +76,16 @@ public struct QueryFuzzer: Sendable {
             default: return .hasSuffix(\.name, pick(texts), matching)
             }
         case 8: return .in(\.iata, [pick(texts), pick(texts)])
+        case 12:
+            let matching: TextMatching = chance(70) ? .caseInsensitive : .caseAndDiacriticInsensitive
+            return chance(60) ? .matches(\.name, searchQuery(), matching) : .matches(\.city, searchQuery(), matching)
         case 9:
             let center = Coordinate(
                 latitude: pick([0, 45.5, -60, 89.9, -89.5]), longitude: pick([0, 10.75, -120, 179.9, -180]))
             return .within(
                 kilometers: pick([10, 500, 2_000, 8_000, 21_000]), of: center, latitude: \.latitude,
                 longitude: \.longitude)
+        case 13: return !filter(depth: depth + 1)
         case 10: return filter(depth: depth + 1) && filter(depth: depth + 1)
         case 11: return filter(depth: depth + 1) || filter(depth: depth + 1)
         default: return !filter(depth: depth + 1)
@@ -77,7 +96,10 @@ public struct QueryFuzzer: Sendable {
     public mutating func ordering() -> [Ordering<TestAirport>] {
         var terms: [Ordering<TestAirport>] = []
         for _ in 0..<Int.random(in: 0..<3, using: &random) {
-            switch Int.random(in: 0..<8, using: &random) {
+            switch Int.random(in: 0..<9, using: &random) {
+            case 8:
+                terms.append(
+                    .relevance(\.name, to: searchQuery(), pick([.caseInsensitive, .caseAndDiacriticInsensitive])))
             case 6: terms.append(.ascending(\.name, pick([.caseInsensitive, .caseAndDiacriticInsensitive])))
             case 7: terms.append(.descending(\.city, pick([.caseInsensitive, .caseAndDiacriticInsensitive])))
             case 0: terms.append(.ascending(\.name))

@@ -36,20 +36,15 @@ extension SQLRenderer {
     ) -> String {
         let words = TextSearch.wordTable(for: table, column: column)
         let field = matching == .caseAndDiacriticInsensitive ? "plain" : "word"
-        let exact: String
-        if tokens.isEmpty {
-            exact = "0"
-        } else {
-            let list = tokens.map { arguments.add(.text($0)) }.joined(separator: ", ")
-            exact =
-                "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
-                + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
-        }
         let length = "length(\(quote(table.name)).\(quote(column)))"
-        switch dialect {
-        case .sqlite: return "\(exact) DESC, \(length)"
-        case .postgres: return "\(exact) DESC, \(length) ASC NULLS FIRST"
-        }
+        let byLength = dialect == .postgres ? "\(length) ASC NULLS FIRST" : length
+        // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
+        guard !tokens.isEmpty else { return byLength }
+        let list = tokens.map { arguments.add(.text($0)) }.joined(separator: ", ")
+        let exact =
+            "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
+            + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
+        return "\(exact) DESC, \(byLength)"
     }
 
     /// The statements that create the search index of `column` of `table` in `schema` (the
