@@ -79,15 +79,17 @@ struct StoreStatementGoldenTests {
         #expect(SQLDialect.postgres.catalogTypeName(.date) == "timestamp with time zone")
     }
 
-    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's three functions, marked")
+    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's five functions, marked")
     func postgresSetup() {
         let setup = SQLRenderer.postgresSetup(schema: "scratch").map(\.sql)
-        #expect(setup.count == 8)
+        #expect(setup.count == 12)
         #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001)")
         #expect(setup[1] == "CREATE SCHEMA IF NOT EXISTS \"scratch\"")
         #expect(setup[2] == SQLRenderer.postgresFoldFunction)
+        #expect(setup[3] == SQLRenderer.postgresFoldDiacriticsFunction)
+        #expect(setup[4] == SQLRenderer.postgresWordsFunction)
         #expect(
-            setup[3]
+            setup[5]
                 == "CREATE OR REPLACE FUNCTION depot_distance(lat1 double precision, lon1 double precision, "
                 + "lat2 double precision, lon2 double precision) RETURNS double precision LANGUAGE sql IMMUTABLE "
                 + "STRICT PARALLEL SAFE AS $$ SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
@@ -96,23 +98,25 @@ struct StoreStatementGoldenTests {
                 + "+ cos(lat1 * (pi() / 180.0::float8)) * cos(lat2 * (pi() / 180.0::float8)) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$")
-        #expect(setup[4].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
+        #expect(setup[6].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
         let version = SQLRenderer.postgresSetupVersion
         #expect(
-            Array(setup[5...]) == [
+            Array(setup[7...]) == [
                 "COMMENT ON FUNCTION depot_fold(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_fold_diacritics(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_words(text) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_distance(double precision, double precision, double precision, "
                     + "double precision) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_announce_commit() IS '\(version)'",
             ])
-        #expect(SQLRenderer.postgresSetup(schema: nil).count == 7)
+        #expect(SQLRenderer.postgresSetup(schema: nil).count == 11)
         #expect(
             SQLRenderer.postgresSetupCheck.sql
                 == "SELECT count(*) FROM pg_proc WHERE pronamespace = "
                 + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
-                + "AND proname IN ('depot_fold', 'depot_distance', 'depot_announce_commit') "
+                + "AND proname IN ('depot_fold', 'depot_fold_diacritics', 'depot_words', 'depot_distance', 'depot_announce_commit') "
                 + "AND obj_description(oid, 'pg_proc') = $1")
-        #expect(SQLRenderer.postgresSetupFunctionCount == 3)
+        #expect(SQLRenderer.postgresSetupFunctionCount == 5)
         #expect(
             SQLRenderer.postgresMarkWriter("id")
                 == SQLStatement(sql: "SELECT set_config('depot.writer', $1, true)", arguments: [.text("id")]))

@@ -153,13 +153,7 @@ package struct AggregateEvaluator: Sendable {
                 index = query.groupBy.count + (terms.firstIndex(of: aggregate) ?? 0)
                 descending = isDescending
             }
-            let order: Int
-            switch (a[index].isNull, b[index].isNull) {
-            case (true, true): order = 0
-            case (true, false): order = -1
-            case (false, true): order = 1
-            case (false, false): order = StoredValue.sqlOrder(a[index], b[index])
-            }
+            let order = StoredValue.sqlOrderNullsFirst(a[index], b[index])
             if order != 0 { return descending ? order > 0 : order < 0 }
         }
         return false

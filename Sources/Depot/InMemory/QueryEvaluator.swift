@@ -135,13 +135,7 @@ package struct QueryEvaluator: Sendable {
             case .column(let name, let descending):
                 let index = try index(name)
                 return { a, b in
-                    let order: Int
-                    switch (a[index].isNull, b[index].isNull) {
-                    case (true, true): order = 0
-                    case (true, false): order = -1
-                    case (false, true): order = 1
-                    case (false, false): order = StoredValue.sqlOrder(a[index], b[index])
-                    }
+                    let order = StoredValue.sqlOrderNullsFirst(a[index], b[index])
                     return descending ? -order : order
                 }
             case .text(let name, let descending, let matching):

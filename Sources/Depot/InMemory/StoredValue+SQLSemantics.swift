@@ -24,6 +24,16 @@ extension StoredValue {
         }
     }
 
+    /// ``sqlOrder(_:_:)`` with NULL before every value: how `ORDER BY` sorts, ascending.
+    package static func sqlOrderNullsFirst(_ lhs: StoredValue, _ rhs: StoredValue) -> Int {
+        switch (lhs.isNull, rhs.isNull) {
+        case (true, true): 0
+        case (true, false): -1
+        case (false, true): 1
+        case (false, false): sqlOrder(lhs, rhs)
+        }
+    }
+
     /// SQL comparison: `nil` (unknown) when either side is NULL.
     package static func sqlCompare(_ lhs: StoredValue, _ op: ComparisonOperator, _ rhs: StoredValue) -> Bool? {
         if lhs.isNull || rhs.isNull { return nil }

@@ -110,14 +110,22 @@ extension SQLRenderer {
         case .compare(let term, let op, let value):
             return "\(comparable(term, table)) \(op.rawValue) \(arguments.add(value))"
         case .and(let nodes):
-            if nodes.isEmpty { return "1 = 1" }
-            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " AND ")
+            return joined(nodes, "AND", table, &arguments, render)
         case .or(let nodes):
-            if nodes.isEmpty { return "1 = 0" }
-            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
+            return joined(nodes, "OR", table, &arguments, render)
         case .not(let inner):
             return "NOT (" + render(inner, table, &arguments) + ")"
         }
+    }
+
+    /// `(a) AND (b) …` (or `OR`) of conditions rendered by `render`; an empty `AND` is true, an
+    /// empty `OR` false: the one way filters and `HAVING` conditions are combined.
+    func joined<Node>(
+        _ nodes: [Node], _ connective: String, _ table: TableDescription, _ arguments: inout ArgumentList,
+        _ render: (Node, TableDescription, inout ArgumentList) -> String
+    ) -> String {
+        if nodes.isEmpty { return connective == "AND" ? "1 = 1" : "1 = 0" }
+        return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " \(connective) ")
     }
 }
 

@@ -187,11 +187,9 @@ public struct SQLRenderer: Sendable {
         case .text(let column, let op, let needle, let matching):
             return renderText(column, op, needle, matching: matching, &arguments)
         case .and(let nodes):
-            if nodes.isEmpty { return "1 = 1" }
-            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " AND ")
+            return joined(nodes, "AND", table, &arguments, render)
         case .or(let nodes):
-            if nodes.isEmpty { return "1 = 0" }
-            return nodes.map { "(" + render($0, table, &arguments) + ")" }.joined(separator: " OR ")
+            return joined(nodes, "OR", table, &arguments, render)
         case .not(let inner):
             return "NOT (" + render(inner, table, &arguments) + ")"
         case .withinDistance(let latitude, let longitude, let center, let kilometers):
