@@ -54,5 +54,15 @@ public struct MigrationProgress: Sendable, Hashable {
 /// Where a batches loop inside a migration step reports the rows it read: set by the migration
 /// runner for the step's duration, when the caller asked for progress.
 enum MigrationRowReporting {
-    @TaskLocal static var report: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    /// The reporter, wrapped: a task-local holding an optional `@Sendable` closure itself
+    /// crashes optimized builds of Swift 6.3.1 (`withValue` of such an optional segfaults at
+    /// `-O`; a struct around the closure does not).
+    struct Reporter: Sendable {
+        let report: @Sendable (_ done: Int, _ total: Int) -> Void
+    }
+
+    @TaskLocal static var reporter: Reporter?
+
+    /// The running data step's row reporter, if progress is being reported.
+    static var report: (@Sendable (_ done: Int, _ total: Int) -> Void)? { reporter?.report }
 }

@@ -63,16 +63,16 @@ package enum MigrationRunner {
         if start < target {
             for version in (start + 1)...target {
                 let step = migrations.steps[version - 1]
-                var rows: (@Sendable (Int, Int) -> Void)?
+                var rows: MigrationRowReporting.Reporter?
                 if let progress, reportingRows {
-                    rows = { read, of in
+                    rows = MigrationRowReporting.Reporter { read, of in
                         progress(
                             MigrationProgress(
                                 done: version - start - 1, total: total, step: step.name,
                                 rows: MigrationProgress.Rows(done: read, total: of)))
                     }
                 }
-                let applied = try await MigrationRowReporting.$report.withValue(rows) {
+                let applied = try await MigrationRowReporting.$reporter.withValue(rows) {
                     try await run(step, version: version, up: true, migrations: migrations, on: store)
                 }
                 if applied { done.append(step.name) }
