@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 "BenchHarness",
                 .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotSQL", package: "Depot"),
                 .product(name: "DepotSQLite", package: "Depot"),
                 .product(name: "DepotPostgres", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -488,6 +488,8 @@ struct DepotBench {
                             RawDatabase.selectAll + " WHERE instr(depot_fold(\"name\"), ?) > 0 ORDER BY \"icao\"",
                             [TextFolding.fold("FIELD")])
                     }))
+            results += try await GeoCases.run(n: n, base: airports)
+            results += try await SearchCases.run(n: n, base: airports)
             results += try await ObservationCases.run(n: n, rows: rows)
             results += try await RelationCases.run(parents: n / 10, childrenPerParent: 10)
             results += try await MemoryCases.run(n: n, rows: rows)
@@ -509,14 +511,17 @@ struct DepotBench {
                 "case".padding(toLength: 44, withPad: " ", startingAt: 0)
                 + "n        baseline         subject ms base ms    ratio"
             print(header)
+            // Times under 10 ms (the indexed geo cases) keep three decimals, ratios under 0.1 four.
+            func milliseconds(_ value: Double) -> String {
+                String(format: value < 10 ? "%.3f" : "%.1f", value).padding(toLength: 11, withPad: " ", startingAt: 0)
+            }
             for result in results {
                 print(
                     result.case.padding(toLength: 44, withPad: " ", startingAt: 0)
                         + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
                         + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
-                        + String(
-                            format: "%-11.1f%-11.1f%.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds,
-                            result.ratio))
+                        + milliseconds(result.medianMilliseconds) + milliseconds(result.baselineMedianMilliseconds)
+                        + String(format: result.ratio < 0.1 ? "%.4f×" : "%.2f×", result.ratio))
             }
         }
     }

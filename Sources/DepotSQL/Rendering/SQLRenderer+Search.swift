@@ -64,17 +64,23 @@ extension SQLRenderer {
                 "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT value, "
                     + "\(SQLFunctions.foldDiacritics)(value), \(row).\(key) FROM json_each(\(SQLFunctions.words)(\(row).\(text)))"
             }
+            // The secondary indexes come after the backfill (faster than keeping them while it
+            // runs). The insert and update triggers first drop the words of the key they write:
+            // `INSERT OR REPLACE` / `UPDATE OR REPLACE` remove the row they replace without
+            // firing delete triggers (unless `recursive_triggers` is on, which other clients need
+            // not set), and its words would stay behind.
             return [
                 "CREATE TABLE \(name) (\"word\" TEXT NOT NULL, \"plain\" TEXT NOT NULL, \"key\" \(keyType) NOT NULL, "
                     + "PRIMARY KEY (\"word\", \"key\")) WITHOUT ROWID",
-                "CREATE INDEX \(quote(words.name + "#plain")) ON \(name) (\"plain\", \"key\")",
-                "CREATE INDEX \(quote(words.name + "#key")) ON \(name) (\"key\")",
                 "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT w.value, "
                     + "\(SQLFunctions.foldDiacritics)(w.value), t.\(key) FROM \(base) AS t, "
                     + "json_each(\(SQLFunctions.words)(t.\(text))) AS w",
-                "CREATE TRIGGER \(quote(words.name + "#insert")) AFTER INSERT ON \(base) BEGIN \(insert("NEW")); END",
+                "CREATE INDEX \(quote(words.name + "#plain")) ON \(name) (\"plain\", \"key\")",
+                "CREATE INDEX \(quote(words.name + "#key")) ON \(name) (\"key\")",
+                "CREATE TRIGGER \(quote(words.name + "#insert")) AFTER INSERT ON \(base) BEGIN "
+                    + "DELETE FROM \(name) WHERE \"key\" = NEW.\(key); \(insert("NEW")); END",
                 "CREATE TRIGGER \(quote(words.name + "#update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
-                    + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key); \(insert("NEW")); END",
+                    + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key) OR \"key\" = NEW.\(key); \(insert("NEW")); END",
                 "CREATE TRIGGER \(quote(words.name + "#delete")) AFTER DELETE ON \(base) BEGIN "
                     + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key); END",
             ]
@@ -86,10 +92,10 @@ extension SQLRenderer {
             return [
                 "CREATE TABLE \(qualified) (\"word\" text COLLATE \"C\" NOT NULL, \"plain\" text COLLATE \"C\" NOT NULL, "
                     + "\"key\" \(keyType) NOT NULL, PRIMARY KEY (\"word\", \"key\"))",
-                "CREATE INDEX \(quote(self.quoteless(name) + "#plain")) ON \(qualified) (\"plain\", \"key\")",
-                "CREATE INDEX \(quote(self.quoteless(name) + "#key")) ON \(qualified) (\"key\")",
                 "INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") SELECT DISTINCT w, \(plain)(w), t.\(key) "
                     + "FROM \(prefix)\(base) AS t, \(words)(t.\(text)) AS w ON CONFLICT DO NOTHING",
+                "CREATE INDEX \(quote(self.quoteless(name) + "#plain")) ON \(qualified) (\"plain\", \"key\")",
+                "CREATE INDEX \(quote(self.quoteless(name) + "#key")) ON \(qualified) (\"key\")",
                 "CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
                     + "IF TG_OP <> 'INSERT' THEN DELETE FROM \(qualified) WHERE \"key\" = OLD.\(key); END IF; "
                     + "IF TG_OP <> 'DELETE' THEN INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") "
