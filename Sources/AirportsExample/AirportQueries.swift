@@ -4,8 +4,13 @@ import Depot
 public struct AirportQuery: Sendable {
     /// Only airports of this ISO country code, e.g. `NO`; `nil` for every country.
     public var country: String?
-    /// Matched case-insensitively, as a substring, against name or city.
+    /// Words matched against the words of name or city through their search index (migration
+    /// `4 search index`): each word of `search` starts a word of the name, or each starts a word
+    /// of the city, in any case (`.matches`).
     public var search: String?
+    /// Matched case-insensitively, as a substring, against name or city (a scan of every row; what
+    /// the API's `q=` does, on stores with or without the search index).
+    public var contains: String?
     /// Nearest first from this point, with each result's distance; `nil` for icao order and no distance.
     public var near: Coordinate?
     /// Only airports at or above this elevation, in feet; `nil` for no bound.
@@ -17,11 +22,12 @@ public struct AirportQuery: Sendable {
 
     /// A query; every filter defaults to none and `limit` to 20 (`after` is set separately).
     public init(
-        country: String? = nil, search: String? = nil, near: Coordinate? = nil, minimumElevation: Double? = nil,
-        limit: Int = 20
+        country: String? = nil, search: String? = nil, contains: String? = nil, near: Coordinate? = nil,
+        minimumElevation: Double? = nil, limit: Int = 20
     ) {
         self.country = country
         self.search = search
+        self.contains = contains
         self.near = near
         self.minimumElevation = minimumElevation
         self.limit = limit
@@ -31,8 +37,9 @@ public struct AirportQuery: Sendable {
     public var filter: Filter<Airport> {
         var parts: [Filter<Airport>] = []
         if let country { parts.append(\.country == country) }
-        if let search {
-            parts.append(.contains(\.name, search, .caseInsensitive) || .contains(\.city, search, .caseInsensitive))
+        if let search { parts.append(.matches(\.name, search) || .matches(\.city, search)) }
+        if let contains {
+            parts.append(.contains(\.name, contains, .caseInsensitive) || .contains(\.city, contains, .caseInsensitive))
         }
         if let minimumElevation { parts.append(\.elevation >= minimumElevation) }
         if let after { parts.append(\.icao > after) }
@@ -48,6 +55,16 @@ public struct AirportQuery: Sendable {
     /// Runs the query on `airports`: with `near`, through `nearest` (growing circles an index on
     /// the coordinates serves), else one fetch in icao order.
     public func run(on airports: Repository<Airport>) async throws -> [AirportResult] {
+        do {
+            return try await results(on: airports)
+        } catch let error as DepotError where error.kind == .invalidQuery && error.message.contains("search index") {
+            throw DepotError(
+                .invalidQuery, "searching needs the search index: run `airports migrate` on this store first",
+                table: error.table, column: error.column, underlying: error)
+        }
+    }
+
+    private func results(on airports: Repository<Airport>) async throws -> [AirportResult] {
         let found =
             if let near {
                 try await airports.nearest(

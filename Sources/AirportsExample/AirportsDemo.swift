@@ -54,8 +54,16 @@ public enum AirportsDemo {
             throw DepotError(.storage, "the client holds \(total) airports after syncing \(first.received)")
         }
 
-        // A partial update on the server, carried to the client by the next sync.
+        // The client's store brought to the example's latest schema: names tidied, the coordinates
+        // index and the search indexes that the queries below read.
         var started = clock.now
+        let migrated = try await AirportsMigrations.run(on: clientStore)
+        say(
+            "✓ client: migrated to version \(migrated.to) (\(migrated.steps.joined(separator: ", "))) "
+                + "(\(milliseconds(clock.now - started)) ms)")
+
+        // A partial update on the server, carried to the client by the next sync.
+        started = clock.now
         let before = try await airports.find("ENGM")
         let newName = "Oslo Airport, Gardermoen (renamed by PATCH)"
         var change = AirportRecord(icao: "ENGM")
@@ -90,30 +98,29 @@ public enum AirportsDemo {
         for airport in highNorway { say("    \(airport.icao)  \(airport.name)  \(format(airport.elevation)) ft") }
 
         started = clock.now
+        let scanned = try await AirportQuery(contains: "são", limit: 3).run(on: airports)
+        let scanTime = milliseconds(clock.now - started)
+        started = clock.now
         let search = try await AirportQuery(search: "são", limit: 3).run(on: airports)
         say(
-            "✓ name or city contains \"são\", any case, full Unicode folding (\(milliseconds(clock.now - started)) ms):"
-        )
+            "✓ name or city has a word starting \"são\", any case, through the search index "
+                + "(\(milliseconds(clock.now - started)) ms; a scan folding every name and city: \(scanTime) ms, "
+                + "\(scanned.count) rows):")
         for result in search {
             say("    \(result.airport.icao)  \(result.airport.name) (\(result.airport.city ?? "-"))")
         }
 
         started = clock.now
         let oslo = Coordinate(latitude: 59.9139, longitude: 10.7522)
-        let scanned = try await airports.fetch(
+        let ordered = try await airports.fetch(
             orderBy: [.nearest(to: oslo, latitude: \.latitude, longitude: \.longitude)], limit: 5)
-        let scanTime = milliseconds(clock.now - started)
-        started = clock.now
-        let migrated = try await AirportsMigrations.run(on: clientStore)
-        say(
-            "✓ client: migrated to version \(migrated.to) (\(migrated.steps.joined(separator: ", "))) "
-                + "(\(milliseconds(clock.now - started)) ms)")
+        let orderTime = milliseconds(clock.now - started)
         started = clock.now
         let nearest = try await AirportQuery(near: oslo, limit: 5).run(on: airports)
         say(
             "✓ 5 nearest to Oslo city centre through the coordinates index (\(milliseconds(clock.now - started)) ms; "
-                + "a scan of every row ordered by distance: \(scanTime) ms, same answer: "
-                + "\(scanned.map(\.icao) == nearest.map(\.airport.icao) ? "yes" : "no")):")
+                + "a scan of every row ordered by distance: \(orderTime) ms, same answer: "
+                + "\(ordered.map(\.icao) == nearest.map(\.airport.icao) ? "yes" : "no")):")
         for result in nearest {
             say("    \(result.airport.icao)  \(format(result.distanceKilometers ?? 0)) km  \(result.airport.name)")
         }

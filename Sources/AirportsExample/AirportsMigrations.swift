@@ -8,13 +8,14 @@ import Foundation
 /// | 1 | `1 airports`: the `airports` table (a store an import or a sync made already has it: the step adopts it) |
 /// | 2 | `2 tidy names`: names and cities lose leading and trailing white space, and runs of it inside become one space (15 of the bundled airports have them, `LOXT`'s "Brumowski  Air Base" among them), read and written 2,000 airports at a time |
 /// | 3 | `3 coordinates index`: an index on latitude and longitude, which `nearest` and `within` use |
+/// | 4 | `4 search index`: the search indexes of names and cities, which `query --search` (`.matches`) reads |
 ///
 /// ```swift
 /// let store = try SQLiteStore(path: "airports.sqlite")
 /// let outcome = try await AirportsMigrations.run(on: store) { progress in
 ///     print(progress.phase, progress.done, progress.total ?? 0)   // "2 tidy names" 2000 28298 …
 /// }
-/// // outcome.steps == ["1 airports", "2 tidy names", "3 coordinates index"] on a store imported before
+/// // outcome.steps == ["1 airports", "2 tidy names", "3 coordinates index", "4 search index"] on an imported store
 /// ```
 public enum AirportsMigrations {
     /// The steps, oldest first.
@@ -40,6 +41,9 @@ public enum AirportsMigrations {
             ], down: .irreversible),
         Migration(
             "3 coordinates index", [.createIndex("airports_coordinates", on: "airports", columns: ["lat", "lon"])]),
+        Migration(
+            "4 search index",
+            [.createSearchIndex(Airport.self, \.name), .createSearchIndex(Airport.self, \.city)]),
     ])
 
     /// Brings `store` to `version` (the latest when `nil`), reporting each step that works through

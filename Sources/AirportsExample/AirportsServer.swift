@@ -199,7 +199,7 @@ struct AirportsRoutes: Sendable {
             maximumTextLength: limits.maximumTextLength)
         var query = AirportQuery(limit: try parameters.limit(default: 100))
         query.country = try parameters.text("country")
-        query.search = try parameters.text("q")
+        query.contains = try parameters.text("q")
         query.after = try parameters.text("after")
         if let near = try parameters.text("near") {
             guard let point = Coordinate(parsing: near) else {

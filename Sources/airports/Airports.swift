@@ -262,7 +262,10 @@ struct Query: AsyncParsableCommand {
     @Option(help: "Two-letter country code, e.g. NO.")
     var country: String?
 
-    @Option(help: "Text matched case-insensitively as a substring of name or city.")
+    @Option(
+        help: ArgumentHelp(
+            "Words that start words of the name (or of the city), any case, e.g. \"osl gard\"; needs the "
+                + "search index of `airports migrate`."))
     var search: String?
 
     // `.unconditional`: a value may start with "-" (southern latitudes, western longitudes, places

@@ -44,7 +44,7 @@ struct AirportsExampleTests {
             .sorted(by: icaoOrder)
         #expect(try await query.run(on: airports).map(\.airport.icao) == expected)
         #expect(try await airports.count(where: \.iata != nil) == 7_884)
-        let found = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
+        let found = try await AirportQuery(contains: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
         let expectedFound = referenceSearch("ålesund")
         #expect(!expectedFound.isEmpty)
         #expect(found == expectedFound)
@@ -152,4 +152,32 @@ final class LineCollector: Sendable {
     private let lines = Mutex<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
+}
+
+@Suite("Airports example: search", .timeLimit(.minutes(5)))
+struct AirportsSearchTests {
+    @Test("query --search finds names or cities by word prefixes through the search index of migration 4")
+    func searchThroughTheIndex() async throws {
+        let store = try SQLiteStore.temporary()
+        let airports = store.repository(Airport.self)
+        let sample = bundledAirports.filter { ["NO", "BR", "PT"].contains($0.country) }
+        try await airports.insert(sample)
+        let refused = await #expect(throws: DepotError.self) {
+            try await AirportQuery(search: "são", limit: 10).run(on: airports)
+        }
+        #expect(refused?.message.contains("airports migrate") == true)
+        _ = try await AirportsMigrations.run(on: store)
+        let stored = try await airports.fetchAll()
+        for query in ["são", "SAO PAU", "osl gard", "inter", "ålesund"] {
+            let tokens = TextSearch.tokens(of: query, .caseInsensitive)
+            let expected = stored.filter {
+                TextSearch.matches($0.name, tokens: tokens, .caseInsensitive)
+                    || TextSearch.matches($0.city, tokens: tokens, .caseInsensitive)
+            }.map(\.icao).sorted(by: icaoOrder)
+            let found = try await AirportQuery(search: query, limit: 10_000).run(on: airports).map(\.airport.icao)
+            #expect(found == expected, "\(query)")
+            #expect(!expected.isEmpty, "\(query) finds something in Norway, Brazil or Portugal")
+        }
+        #expect(try await AirportQuery(search: "osl gard", limit: 5).run(on: airports).map(\.airport.icao) == ["ENGM"])
+    }
 }

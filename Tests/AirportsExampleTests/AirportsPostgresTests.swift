@@ -31,7 +31,7 @@ struct AirportsPostgresTests {
             #expect(summary.rows == 28_298)
             let airports = store.repository(Airport.self)
 
-            let found = try await AirportQuery(search: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
+            let found = try await AirportQuery(contains: "ÅLESUND", limit: 50).run(on: airports).map(\.airport.icao)
             #expect(found == referenceSearch("ålesund"))
 
             let oslo = (59.9139, 10.7522)
