@@ -231,6 +231,10 @@ extension StoreConformance {
                 Label(code: code, high: elevation > 100)
             }
             #expect(labels == [Label(code: "EPPO", high: true)])
+            var projected = SelectQuery(table: TestAirport.schema.table, predicate: (\TestAirport.country == "PL").node)
+            projected.columns = ["name", "icao"]
+            let raw = try await store.fetch(projected) { $0 }
+            #expect(raw == [[.text("Poznań-Ławica Airport"), .text("EPPO")]], "fetch reads a projection's width")
             let readings = store.repository(Reading.self)
             try await readings.insert([
                 Reading(station: "B", sequence: 2, value: 1), Reading(station: "A", sequence: 1, value: nil),

@@ -169,12 +169,7 @@ extension StoreReader {
     ///   `.overflow` when an integer sum exceeds Int64, and what ``scan(_:_:)`` throws.
     public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
         try query.validate()
-        let width = query.table.columns.count
-        let rows = try await scan(SelectQuery(table: query.table, predicate: query.predicate)) { cursor in
-            var rows: [[StoredValue]] = []
-            while try cursor.next() { rows.append((0..<width).map { cursor.value(at: $0) }) }
-            return rows
-        }
+        let rows = try await fetch(SelectQuery(table: query.table, predicate: query.predicate)) { $0 }
         // The scan ran the predicate already.
         var unfiltered = query
         unfiltered.predicate = nil

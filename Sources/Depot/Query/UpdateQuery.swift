@@ -166,12 +166,7 @@ extension StoreWriter {
     public func update(_ query: UpdateQuery) async throws -> Int {
         try query.validate()
         let table = query.table
-        let width = table.columns.count
-        let rows = try await scan(SelectQuery(table: table, predicate: query.predicate)) { cursor in
-            var rows: [[StoredValue]] = []
-            while try cursor.next() { rows.append((0..<width).map { cursor.value(at: $0) }) }
-            return rows
-        }
+        let rows = try await fetch(SelectQuery(table: table, predicate: query.predicate)) { $0 }
         guard !rows.isEmpty else { return 0 }
         let written = table.primaryKey + query.assignments.map(\.column)
         let positions = try written.map { try table.requireColumn($0) }

@@ -89,7 +89,7 @@ public struct StoredRowsCursor: StoreCursor {
 }
 
 /// Every remaining row of `cursor` as `width` stored values, each turned into a value by `decode`.
-func decodeRows<Value>(
+package func decodeRows<Value>(
     _ cursor: inout any StoreCursor, width: Int, _ decode: ([StoredValue]) throws -> Value
 ) throws -> [Value] {
     var results: [Value] = []
@@ -116,7 +116,8 @@ extension StoreReader {
     public func fetch<Value: Sendable>(
         _ query: SelectQuery, decode: @escaping @Sendable ([StoredValue]) throws -> Value
     ) async throws -> [Value] {
-        let width = query.table.columns.count
+        // A projection's rows hold its columns only.
+        let width = query.resultTable.columns.count
         return try await scan(query) { cursor in try decodeRows(&cursor, width: width, decode) }
     }
 }

@@ -137,11 +137,9 @@ extension SQLRenderer {
         let result = query.resultTable
         let rows: [[StoredValue]]
         do {
+            let width = result.columns.count
             rows = try await connection.scan(aggregate(query), table: result) { cursor in
-                var rows: [[StoredValue]] = []
-                let width = result.columns.count
-                while try cursor.next() { rows.append((0..<width).map { cursor.value(at: $0) }) }
-                return rows
+                try decodeRows(&cursor, width: width) { $0 }
             }
         } catch let error as DepotError where error.kind == .overflow {
             var named = AggregateQuery.overflow(
