@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -28,9 +29,22 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Property-based fuzzing in the tests (seeded, shrinking).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `@Entity`: the macro's implementation and its expansion tests.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     ],
     targets: [
-        .target(name: "Depot"),
+        .target(name: "Depot", dependencies: ["DepotMacros"]),
+        // The compiler plug-in behind `@Entity` (declared in Depot).
+        .macro(
+            name: "DepotMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]),
         .target(
             name: "DepotSQL",
             dependencies: [
@@ -112,6 +126,12 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotSQL", "DepotTesting", "DepotTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "DepotMacrosTests",
+            dependencies: [
+                "DepotMacros", .product(name: "MacroTesting", package: "swift-macro-testing"),
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]),
         .testTarget(name: "DepotSQLTests", dependencies: ["Depot", "DepotSQL", "DepotTesting"]),
         .testTarget(

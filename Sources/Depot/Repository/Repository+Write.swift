@@ -169,14 +169,26 @@ extension Repository {
         let schema = try checkedSchema()
         var values: [StoredValue] = []
         values.reserveCapacity(entities.underestimatedCount * schema.columns.count)
+        var count = 0
         if schema.encodingChecks.isEmpty {
-            for entity in entities { schema.appendValues(of: entity, to: &values) }
+            for entity in entities {
+                schema.appendValues(of: entity, to: &values)
+                count += 1
+            }
         } else {
             for entity in entities {
                 let start = values.count
                 schema.appendValues(of: entity, to: &values)
                 try schema.checkEncoded(entity, values: values[start...])
+                count += 1
             }
+        }
+        if values.count != count * schema.columns.count {
+            throw DepotError(
+                .invalidSchema,
+                "the row codec of \(schema.table.entityName) (table '\(schema.tableName)') wrote "
+                    + "\(values.count) values for \(count) rows of \(schema.columns.count) columns",
+                table: schema.tableName)
         }
         var batch = RowBatch(columns: schema.columns.map(\.name), values: values)
         try RowDeduplication.deduplicate(

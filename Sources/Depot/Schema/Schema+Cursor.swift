@@ -7,6 +7,17 @@ extension Schema {
     /// the per-row work calls no generic code (each generic call there costs runtime metadata
     /// lookups), and the peak memory matches an array's own growth.
     func decodeAll(_ cursor: inout any StoreCursor) throws -> [Root] {
+        if let codec {
+            var reader = EntityRowReader(cursor: cursor, keyIndices: primaryKeyIndices)
+            defer { cursor = reader.cursor }
+            var rows: [Root] = []
+            do {
+                while try reader.cursor.next() { rows.append(try codec.decode(&reader)) }
+            } catch let failure as RowDecodingFailure {
+                throw decodingError(column: failure.column, key: failure.key, failure.mismatch)
+            }
+            return rows
+        }
         guard customDecode == nil, decodesInPlace else {
             return try decodeRows(&cursor, width: columns.count) { try decode($0) }
         }
@@ -108,10 +119,18 @@ struct RowDecoder: Sendable {
 }
 
 /// A column whose value does not decode, in the row with primary key `key`.
+@usableFromInline
 struct RowDecodingFailure: Error {
     var column: Int
     var key: [StoredValue]
     var mismatch: StoredValueMismatch
+
+    @usableFromInline
+    init(column: Int, key: [StoredValue], mismatch: StoredValueMismatch) {
+        self.column = column
+        self.key = key
+        self.mismatch = mismatch
+    }
 }
 
 /// How a column's attribute is read: the common Swift types directly, others through the

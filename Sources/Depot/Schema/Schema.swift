@@ -21,10 +21,10 @@ public struct Schema<Root>: Sendable {
     public let columns: [Column<Root>]
     /// Indices into ``columns`` of the primary-key columns, in key order.
     public let primaryKeyIndices: [Int]
-    /// The description stores work with.
-    public let table: TableDescription
+    /// The description stores work with (its indexes included).
+    public private(set) var table: TableDescription
     /// What is wrong with the declaration, if anything.
-    public let validationError: DepotError?
+    public private(set) var validationError: DepotError?
 
     let columnIndexByKeyPath: [KeyPathBox: Int]
     /// Byte offsets of the columns' attributes, in column order (0 when not stored properties).
@@ -38,6 +38,11 @@ public struct Schema<Root>: Sendable {
     /// The JSON columns, with how to encode their attribute again, throwing.
     let encodingChecks: [(column: Int, check: @Sendable (Root) throws -> Void)]
     let customDecode: (@Sendable (Row<Root>) throws -> Root)?
+    /// The generated (or hand-written) row codec, when the schema has one: rows are then read
+    /// and written through it, never by key path or byte offset.
+    let codec: RowCodec<Root>?
+    /// Whether every column is a stored property, readable in place by byte offset.
+    let loadsInPlace: Bool
     /// Whether rows can be rebuilt by initializing each stored property in place.
     let decodesInPlace: Bool
     /// Rebuilds rows in place from a ``StoreCursor``.
@@ -69,14 +74,28 @@ public struct Schema<Root>: Sendable {
         self.init(tableName, primaryKey: primaryKey, decode: decode, columns: columns())
     }
 
+    /// Declares a table whose rows are read and written by `codec`: what `@Entity` generates.
+    ///
+    /// The columns still name the key paths (for predicates, orderings and assignments); the rows
+    /// themselves never go through them. The codec must write and read the columns in the order
+    /// they are declared here.
+    public init(
+        _ tableName: String, primaryKey: PartialKeyPath<Root>..., codec: RowCodec<Root>,
+        @ColumnsBuilder<Root> columns: () -> [Column<Root>]
+    ) {
+        self.init(tableName, primaryKey: primaryKey, decode: nil, codec: codec, columns: columns())
+    }
+
     init(
         _ tableName: String, primaryKey: [PartialKeyPath<Root>],
-        decode: (@Sendable (Row<Root>) throws -> Root)?, columns: [Column<Root>]
+        decode: (@Sendable (Row<Root>) throws -> Root)?, codec: RowCodec<Root>? = nil, columns: [Column<Root>]
     ) {
         let entityName = String(describing: Root.self)
         self.tableName = tableName
         self.columns = columns
         self.customDecode = decode
+        self.codec = codec
+        self.loadsInPlace = columns.allSatisfy { $0.offset != nil }
         var problems: [String] = []
         var byKeyPath: [KeyPathBox: Int] = [:]
         var seenNames: Set<String> = []
@@ -109,9 +128,10 @@ public struct Schema<Root>: Sendable {
                 problems.append("primary key \(keyPath) is not among the columns")
             }
         }
-        let layout = decode == nil ? Self.layoutProblems(columns) : []
+        // A codec builds values itself: no layout to check (and no reflection at run time).
+        let layout = decode == nil && codec == nil ? Self.layoutProblems(columns) : []
         problems += layout
-        self.decodesInPlace = decode == nil && layout.isEmpty
+        self.decodesInPlace = decode == nil && codec == nil && layout.isEmpty
         self.offsets = columns.map { $0.offset ?? 0 }
         self.loaders = columns.map(\.load)
         self.getters = columns.map(\.get)
@@ -267,6 +287,10 @@ extension Schema {
 
     /// The stored values of `entity`, in column order, appended to `values`.
     func appendValues(of entity: Root, to values: inout [StoredValue]) {
+        if let codec {
+            codec.encode(entity, &values)
+            return
+        }
         // Index access: iterating the columns would copy each Column (and retain its closures) per row.
         if decodesInPlace {
             withUnsafePointer(to: entity) { pointer in
@@ -306,7 +330,7 @@ extension Schema {
     /// The stored values of column `column` of each of `entities`, in order: read in place by
     /// byte offset when the schema allows (no key path or generic call per entity).
     func values(of entities: [Root], column: Int) -> [StoredValue] {
-        guard decodesInPlace else { return entities.map(getters[column]) }
+        guard decodesInPlace || loadsInPlace else { return entities.map(getters[column]) }
         let load = loaders[column]
         let stride = MemoryLayout<Root>.stride
         return entities.withUnsafeBufferPointer { buffer in
@@ -320,7 +344,10 @@ extension Schema {
 
     /// The primary key of `entity`.
     public func key(of entity: Root) -> [StoredValue] {
-        primaryKeyIndices.map { getters[$0](entity) }
+        guard loadsInPlace else { return primaryKeyIndices.map { getters[$0](entity) } }
+        return withUnsafePointer(to: entity) { pointer in
+            primaryKeyIndices.map { loaders[$0](UnsafeRawPointer(pointer)) }
+        }
     }
 
     /// Rebuilds an entity from stored values in column order.
@@ -336,6 +363,15 @@ extension Schema {
     public func decode(_ values: [StoredValue]) throws -> Root {
         if let customDecode {
             return try customDecode(Row(schema: self, values: values))
+        }
+        if let codec {
+            var reader = EntityRowReader(cursor: StoredRowsCursor(rows: [values]), keyIndices: primaryKeyIndices)
+            _ = try reader.cursor.next()
+            do {
+                return try codec.decode(&reader)
+            } catch let failure as RowDecodingFailure {
+                throw decodingError(column: failure.column, key: failure.key, failure.mismatch)
+            }
         }
         return try withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
             guard let typed = buffer.baseAddress else {
@@ -356,5 +392,71 @@ extension Schema {
             }
             return typed.move()
         }
+    }
+}
+
+// MARK: - Indexes
+
+extension Schema {
+    /// This schema with an index on `columns` (in that order), which stores create with the table.
+    ///
+    /// ```swift
+    /// static let schema = Schema<Airport>("airports", primaryKey: \.icao) {
+    ///     Column(\.icao, "icao")
+    ///     Column(\.country, "country")
+    ///     Column(\.city, "city")
+    /// }
+    /// .index(\.country, \.city)
+    /// ```
+    /// Named `<table>_<column>…_idx` unless `name` says otherwise. A key path that is not a column,
+    /// or a name that is not a valid identifier or is taken, makes the schema invalid
+    /// (``validationError``), as any declaration problem does.
+    public func index(_ columns: PartialKeyPath<Root>..., name: String? = nil) -> Schema {
+        adding(columns, unique: false, name: name)
+    }
+
+    /// This schema with a unique constraint on `columns` together: writing a second row with the
+    /// same values fails with `.constraintViolation` on every store (rows with NULL in any of
+    /// them do not collide).
+    ///
+    /// ```swift
+    /// Schema<User>("users", primaryKey: \.id) { … }.unique(\.email)
+    /// ```
+    /// Named `<table>_<column>…_key` unless `name` says otherwise.
+    public func unique(_ columns: PartialKeyPath<Root>..., name: String? = nil) -> Schema {
+        adding(columns, unique: true, name: name)
+    }
+
+    private func adding(_ keyPaths: [PartialKeyPath<Root>], unique: Bool, name: String?) -> Schema {
+        var copy = self
+        var problems: [String] = []
+        let names = keyPaths.compactMap { keyPath -> String? in
+            guard let index = columnIndex(keyPath) else {
+                problems.append("index key path \(keyPath) is not among the columns")
+                return nil
+            }
+            return columns[index].name
+        }
+        if keyPaths.isEmpty { problems.append("an index names no columns") }
+        let indexName = name ?? ([tableName] + names + [unique ? "key" : "idx"]).joined(separator: "_")
+        if !TableDescription.isValidIdentifier(indexName) {
+            problems.append(
+                "index name '\(indexName)' is not a valid identifier (letters, digits, _; at most 63 bytes)"
+                    + (name == nil ? "; pass name:" : ""))
+        }
+        if table.indexes.contains(where: { $0.name.lowercased() == indexName.lowercased() }) {
+            problems.append("index '\(indexName)' is declared twice")
+        }
+        if Set(names).count != names.count { problems.append("index '\(indexName)' names a column twice") }
+        if problems.isEmpty {
+            copy.table.indexes.append(
+                IndexDescription(name: indexName, table: tableName, columns: names, isUnique: unique))
+        } else {
+            let message = "Schema of \(table.entityName) (table '\(tableName)'): " + problems.joined(separator: "; ")
+            copy.validationError = DepotError(
+                .invalidSchema, validationError.map { $0.message + "; " + problems.joined(separator: "; ") } ?? message,
+                table: tableName)
+        }
+        return copy
     }
 }

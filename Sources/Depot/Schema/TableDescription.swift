@@ -28,6 +28,9 @@ public struct TableDescription: Sendable, Hashable {
     public var columns: [ColumnDescription]
     /// The primary-key column names, in key order.
     public var primaryKey: [String]
+    /// The indexes and unique constraints the schema declares (``Schema/index(_:name:)``,
+    /// ``Schema/unique(_:name:)``), created with the table.
+    public var indexes: [IndexDescription]
 
     /// A table description; entities get theirs from their schema (``Schema/table``).
     ///
@@ -40,11 +43,16 @@ public struct TableDescription: Sendable, Hashable {
     ///   - entityName: The Swift type stored in it, for messages.
     ///   - columns: The columns, in order.
     ///   - primaryKey: The primary-key column names, in key order.
-    public init(name: String, entityName: String, columns: [ColumnDescription], primaryKey: [String]) {
+    ///   - indexes: The indexes created with the table.
+    public init(
+        name: String, entityName: String, columns: [ColumnDescription], primaryKey: [String],
+        indexes: [IndexDescription] = []
+    ) {
         self.name = name
         self.entityName = entityName
         self.columns = columns
         self.primaryKey = primaryKey
+        self.indexes = indexes
     }
 
     /// Positions of the primary-key columns in ``columns``.
