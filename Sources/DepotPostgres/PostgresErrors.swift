@@ -64,6 +64,14 @@ enum PostgresErrors {
             if key.hasPrefix("Key ") { key = key.dropFirst(4) }
             if key.hasSuffix(" already exists.") { key = key.dropLast(16) }
             let trimmed = key.isEmpty ? "?" : String(key)
+            if let constraint = failure.serverInfo?[.constraintName], !constraint.hasSuffix("_pkey") {
+                // A unique index other than the primary key: Key (email)=(a@b) already exists.
+                let columns = trimmed.hasPrefix("(") ? trimmed.dropFirst().prefix { $0 != ")" } : ""
+                return DepotError(
+                    .constraintViolation,
+                    "\(name): another row has the same \(trimmed), which unique index '\(constraint)' forbids",
+                    table: table, column: columns.split(separator: ",").first.map { String($0) }, underlying: failure)
+            }
             return DepotError(
                 .constraintViolation, "\(name): a row with key \(trimmed) already exists\(constraintName)",
                 table: table, underlying: failure)

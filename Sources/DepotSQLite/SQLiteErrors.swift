@@ -54,7 +54,23 @@ enum SQLiteErrors {
     static func constraint(_ failure: SQLiteFailure, table: TableDescription, key: [StoredValue]) -> DepotError {
         let keyText = TableDescription.describeKey(key)
         switch failure.extendedCode {
-        case 1555, 2067:  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+        case 2067:  // SQLITE_CONSTRAINT_UNIQUE: "UNIQUE constraint failed: table.a, table.b"
+            let columns =
+                failure.message.split(separator: ":").last.map {
+                    $0.split(separator: ",").compactMap { $0.split(separator: ".").last.map(String.init) }
+                } ?? []
+            if !columns.isEmpty, columns != table.primaryKey {
+                let index = table.indexes.first { $0.isUnique && $0.columns == columns }
+                return DepotError(
+                    .constraintViolation,
+                    "\(table.name) row \(keyText): another row has the same \(columns.joined(separator: ", ")), "
+                        + "which unique index '\(index?.name ?? "?")' forbids",
+                    table: table.name, column: columns.first, underlying: failure)
+            }
+            return DepotError(
+                .constraintViolation, "\(table.name): a row with key \(keyText) already exists",
+                table: table.name, underlying: failure)
+        case 1555:  // SQLITE_CONSTRAINT_PRIMARYKEY
             return DepotError(
                 .constraintViolation, "\(table.name): a row with key \(keyText) already exists",
                 table: table.name, underlying: failure)

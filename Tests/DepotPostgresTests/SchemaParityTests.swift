@@ -24,6 +24,15 @@ struct SchemaParityTests {
                 #expect(left == right, "at version \(target):\nSQLite:\n\(left)\nPostgreSQL:\n\(right)")
                 #expect(left.tables.map(\.name).contains("depot_migrations"))
             }
+            try await sqlite.repository(TestAccount.self).insert(TestAccount.sample)
+            try await postgres.repository(TestAccount.self).insert(TestAccount.sample)
+            let sqliteAccounts = try await sqlite.introspect().tables.first { $0.name == "test_accounts" }
+            let postgresAccounts = try await postgres.introspect().tables.first { $0.name == "test_accounts" }
+            #expect(sqliteAccounts == postgresAccounts, "tables created from a schema with indexes match")
+            #expect(
+                sqliteAccounts?.indexes.map(\.name) == [
+                    "test_accounts_country_idx", "test_accounts_email_key", "test_accounts_team_handle",
+                ])
             let latest = try await sqlite.introspect()
             #expect(latest.tables.contains { !$0.indexes.isEmpty }, "the list builds an index: \(latest)")
         }

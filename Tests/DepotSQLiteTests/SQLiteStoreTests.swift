@@ -132,6 +132,34 @@ struct SQLiteStoreTests {
         #expect(message.contains("column name: expected NOT NULL, found NULL allowed"))
     }
 
+    @Test("the schema's indexes are created with the table; a table without them is reported as drift")
+    func schemaIndexes() async throws {
+        let store = try SQLiteStore.temporary()
+        try await store.repository(TestAccount.self).insert(TestAccount.sample)
+        let queue = try DatabaseQueue(path: store.path)
+        let indexes = try await queue.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT name, \"unique\" FROM pragma_index_list('test_accounts') WHERE origin = 'c'"
+            )
+            .map { "\($0[0] as String):\($0[1] as Int)" }.sorted()
+        }
+        #expect(indexes == ["test_accounts_country_idx:0", "test_accounts_email_key:1", "test_accounts_team_handle:1"])
+
+        let bare = try SQLiteStore.temporary()
+        let bareQueue = try DatabaseQueue(path: bare.path)
+        try await bareQueue.write { db in
+            try db.execute(
+                sql: "CREATE TABLE test_accounts (id INTEGER NOT NULL, email TEXT, country TEXT NOT NULL, "
+                    + "handle TEXT NOT NULL, team TEXT, PRIMARY KEY (id)); "
+                    + "CREATE INDEX test_accounts_email_key ON test_accounts (email)")
+        }
+        let error = await #expect(throws: DepotError.self) { try await bare.repository(TestAccount.self).count() }
+        #expect(error?.kind == .schemaMismatch)
+        let message = error?.message ?? ""
+        #expect(message.contains("index test_accounts_country_idx: expected (country), found no index"), "\(message)")
+        #expect(message.contains("index test_accounts_email_key: expected unique (email), found (email)"), "\(message)")
+    }
+
     @Test("readers run while a writer commits, and see only whole transactions")
     func concurrentReadersAndWriter() async throws {
         let store = try SQLiteStore.temporary()

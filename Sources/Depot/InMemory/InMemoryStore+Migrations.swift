@@ -91,7 +91,10 @@ extension InMemoryDatabase {
     mutating func apply(_ action: MigrationOperation.Action) throws {
         switch action {
         case .createTable(let description):
-            if tables[description.name] == nil { tables[description.name] = Table(description: description) }
+            if tables[description.name] == nil {
+                tables[description.name] = Table(description: description)
+                for index in description.indexes { indexes[index.name] = index }
+            }
         case .dropTable(let name):
             _ = try existing(name)
             tables[name] = nil

@@ -108,9 +108,12 @@ struct InMemoryDatabase: Sendable {
                 name: $0.name, type: $0.type.rawValue, isNullable: $0.isNullable,
                 hasDefault: table.defaults[$0.name] != nil)
         }
-        let differences = SchemaComparison.differences(
-            description, expected: description.columns, stored: stored, primaryKey: table.description.primaryKey,
-            typeName: \.rawValue)
+        let differences =
+            SchemaComparison.differences(
+                description, expected: description.columns, stored: stored, primaryKey: table.description.primaryKey,
+                typeName: \.rawValue)
+            + SchemaComparison.indexDifferences(
+                description, stored: indexes.values.filter { $0.table == description.name })
         if let error = SchemaComparison.mismatch(description, differences) { throw error }
         return table
     }
@@ -153,7 +156,13 @@ struct InMemoryDatabase: Sendable {
     /// Writes `batch`; returns how many of its rows were written (see ``StoreWriter/write(_:into:mode:)``).
     @discardableResult
     mutating func write(_ batch: RowBatch, into description: TableDescription, mode: WriteMode) throws -> Int {
-        var table = try table(for: description) ?? Table(description: description)
+        var table: Table
+        if let existing = try self.table(for: description) {
+            table = existing
+        } else {
+            table = Table(description: description)
+            for index in description.indexes { indexes[index.name] = index }
+        }
         var written = 0
         let shape = table.description
         let keyPositions = try shape.keyPositions(inWrite: batch)

@@ -55,6 +55,23 @@ package enum SchemaComparison {
         return differences
     }
 
+    /// Every declared index of `table` that `stored` lacks or holds differently (other columns,
+    /// other uniqueness). Stored indexes the table does not declare are not differences:
+    /// migrations may add their own.
+    package static func indexDifferences(_ table: TableDescription, stored: [IndexDescription]) -> [String] {
+        table.indexes.compactMap { index in
+            let description = "\(index.isUnique ? "unique " : "")(\(index.columns.joined(separator: ", ")))"
+            guard let found = stored.first(where: { $0.name == index.name }) else {
+                return "index \(index.name): expected \(description), found no index"
+            }
+            guard found.columns == index.columns, found.isUnique == index.isUnique else {
+                return "index \(index.name): expected \(description), found "
+                    + "\(found.isUnique ? "unique " : "")(\(found.columns.joined(separator: ", ")))"
+            }
+            return nil
+        }
+    }
+
     /// The `.schemaMismatch` error for `table` with `differences` (nil when there are none).
     package static func mismatch(_ table: TableDescription, _ differences: [String]) -> DepotError? {
         guard !differences.isEmpty else { return nil }

@@ -131,4 +131,16 @@ extension SQLConnection {
     public func catalogColumns(of table: String, _ renderer: SQLRenderer) async throws -> [CatalogColumn] {
         SQLRenderer.catalogColumns(try await texts(renderer.catalogColumns(of: table)))
     }
+
+    /// The indexes of `table` made by `CREATE INDEX` (not the primary key's), by name, with
+    /// their columns in index order.
+    public func catalogIndexes(of table: String, _ renderer: SQLRenderer) async throws -> [IndexDescription] {
+        var indexes: [IndexDescription] = []
+        for row in try await texts(renderer.catalogIndexes(of: table)) {
+            guard let name = row[0] else { continue }
+            let columns = try await texts(renderer.catalogIndexColumns(of: name)).compactMap { $0[0] }
+            indexes.append(IndexDescription(name: name, table: table, columns: columns, isUnique: row[1] == "1"))
+        }
+        return indexes
+    }
 }

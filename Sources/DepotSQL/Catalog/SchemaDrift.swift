@@ -6,15 +6,19 @@ package enum SchemaDrift {
     /// Throws `.schemaMismatch` listing every difference (column, expected, found) between
     /// `stored` and the columns of `table`, and between the stored primary key and the declared
     /// one. Folded copies an earlier Depot kept on PostgreSQL are not differences.
-    package static func verify(_ table: TableDescription, stored: [CatalogColumn], dialect: SQLDialect) throws {
+    package static func verify(
+        _ table: TableDescription, stored: [CatalogColumn], indexes: [IndexDescription] = [], dialect: SQLDialect
+    ) throws {
         let expected = table.columns
         let columns = stored.filter { !isLegacyFoldedCopy($0.name, in: stored) }.map {
             SchemaComparison.StoredColumn(
                 name: $0.name, type: $0.type, isNullable: !$0.isNotNull, hasDefault: $0.defaultSQL != nil)
         }
         let primaryKey = stored.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }.map(\.name)
-        let differences = SchemaComparison.differences(
-            table, expected: expected, stored: columns, primaryKey: primaryKey, typeName: dialect.catalogTypeName)
+        let differences =
+            SchemaComparison.differences(
+                table, expected: expected, stored: columns, primaryKey: primaryKey, typeName: dialect.catalogTypeName)
+            + SchemaComparison.indexDifferences(table, stored: indexes)
         if let error = SchemaComparison.mismatch(table, differences) { throw error }
     }
 

@@ -54,10 +54,8 @@ extension SQLStore {
                 }
                 table.primaryKey = columns.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }
                     .map(\.name)
-                for row in try await session.texts(renderer.catalogIndexes(of: name)) {
-                    guard let index = row[0] else { continue }
-                    let columns = try await session.texts(renderer.catalogIndexColumns(of: index)).compactMap { $0[0] }
-                    table.indexes.append(.init(name: index, columns: columns, isUnique: row[1] == "1"))
+                for index in try await session.connection.catalogIndexes(of: name, renderer) {
+                    table.indexes.append(.init(name: index.name, columns: index.columns, isUnique: index.isUnique))
                 }
                 tables.append(table)
             }

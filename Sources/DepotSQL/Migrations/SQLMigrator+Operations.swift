@@ -10,7 +10,9 @@ extension SQLMigrator {
         let q = dialect.quote
         switch operation.action {
         case .createTable(let table):
-            try await session.execute(SQLRenderer(dialect: dialect).createTable(table))
+            for statement in SQLRenderer(dialect: dialect).createTableWithIndexes(table) {
+                try await session.execute(statement)
+            }
             try await session.adopt(table)
         case .dropTable(let table):
             try await session.execute("DROP TABLE \(q(table))")
@@ -42,9 +44,7 @@ extension SQLMigrator {
         case .alterColumn(let table, let column):
             try await alterColumn(table, column, session)
         case .createIndex(let index):
-            try await session.execute(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(q(index.name)) ON \(q(index.table)) ("
-                    + index.columns.map(q).joined(separator: ", ") + ")")
+            try await session.execute(SQLRenderer(dialect: dialect).createIndex(index))
         case .dropIndex(let name):
             try await session.execute("DROP INDEX \(q(name))")
         case .createSearchIndex(let table, let column):

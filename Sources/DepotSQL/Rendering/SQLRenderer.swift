@@ -35,6 +35,17 @@ public struct SQLRenderer: Sendable {
         return "CREATE TABLE IF NOT EXISTS \(quote(table.name)) (" + parts.joined(separator: ", ") + ")"
     }
 
+    /// `CREATE [UNIQUE] INDEX` for `index` (`IF NOT EXISTS` when `ifNotExists`).
+    public func createIndex(_ index: IndexDescription, ifNotExists: Bool = false) -> String {
+        "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(index.name)) ON "
+            + "\(quote(index.table)) (" + index.columns.map(quote).joined(separator: ", ") + ")"
+    }
+
+    /// The statements that create `table` with its declared indexes (each `IF NOT EXISTS`).
+    public func createTableWithIndexes(_ table: TableDescription) -> [String] {
+        [createTable(table)] + table.indexes.map { createIndex($0, ifNotExists: true) }
+    }
+
     // MARK: - Reads
 
     /// The `SELECT` of every column of the table, in schema order, for `query` (or of its

@@ -345,7 +345,11 @@ public final class SQLStore<Engine: SQLEngine>: Store {
             try await connection.execute(lock)
             exists = try await checkStored(table, on: connection)
         }
-        if !exists { try await connection.execute(SQLStatement(sql: renderer.createTable(table))) }
+        if !exists {
+            for statement in renderer.createTableWithIndexes(table) {
+                try await connection.execute(SQLStatement(sql: statement))
+            }
+        }
         try await engine.adopt(table, on: connection.base)
         return .prepared
     }
@@ -354,7 +358,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     private func checkStored(_ table: TableDescription, on connection: Connection) async throws -> Bool {
         let stored = try await connection.catalogColumns(of: table.name, renderer)
         guard !stored.isEmpty else { return false }
-        try SchemaDrift.verify(table, stored: stored, dialect: renderer.dialect)
+        let indexes = table.indexes.isEmpty ? [] : try await connection.catalogIndexes(of: table.name, renderer)
+        try SchemaDrift.verify(table, stored: stored, indexes: indexes, dialect: renderer.dialect)
         return true
     }
 
