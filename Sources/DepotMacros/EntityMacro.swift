@@ -40,10 +40,7 @@ public struct EntityMacro: ExtensionMacro {
                         changes: [
                             .replace(
                                 oldNode: Syntax(id.declaration),
-                                newNode: Syntax(
-                                    id.declaration.with(
-                                        \.attributes, id.declaration.attributes + [primaryKeyAttribute(id.declaration)])
-                                ))
+                                newNode: Syntax(adding("PrimaryKey", to: id.declaration)))
                         ]))
             }
             context.diagnose(
@@ -95,12 +92,6 @@ public struct EntityMacro: ExtensionMacro {
         return ""
     }
 
-    private static func primaryKeyAttribute(_ declaration: VariableDeclSyntax) -> AttributeListSyntax.Element {
-        .attribute(
-            AttributeSyntax(
-                attributeName: IdentifierTypeSyntax(name: .identifier("PrimaryKey")),
-                trailingTrivia: .space))
-    }
 }
 
 /// The marker attributes (`@PrimaryKey`, `@Column`, `@Indexed`, `@Unique`, `@Transient`): read by
@@ -159,7 +150,7 @@ struct EntityModel {
             for (binding, type) in bindings.reversed() {
                 guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
                 if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
-                let name = identifier.identifier.text
+                let name = identifier.identifier.identifier?.name ?? identifier.identifier.text
                 if attributes.isTransient {
                     if binding.initializer == nil && !(type.map(isOptional) ?? false && !isLet) {
                         context.diagnose(
@@ -419,16 +410,21 @@ func escaped(_ name: String) -> String {
     return keywords.contains(name) ? "`\(name)`" : name
 }
 
-private func transientFixIt(_ variable: VariableDeclSyntax) -> FixIt {
+/// `variable` with `@name` added after its attributes, on the same line, its indentation kept.
+func adding(_ name: String, to variable: VariableDeclSyntax) -> VariableDeclSyntax {
+    let leading = variable.leadingTrivia
     let attribute = AttributeListSyntax.Element.attribute(
-        AttributeSyntax(attributeName: IdentifierTypeSyntax(name: .identifier("Transient")), trailingTrivia: .space))
-    return FixIt(
+        AttributeSyntax(
+            leadingTrivia: variable.attributes.isEmpty ? leading : [],
+            attributeName: IdentifierTypeSyntax(name: .identifier(name)), trailingTrivia: .space))
+    let base = variable.attributes.isEmpty ? variable.with(\.leadingTrivia, []) : variable
+    return base.with(\.attributes, base.attributes + [attribute])
+}
+
+private func transientFixIt(_ variable: VariableDeclSyntax) -> FixIt {
+    FixIt(
         message: EntityFixIt.markTransient,
-        changes: [
-            .replace(
-                oldNode: Syntax(variable),
-                newNode: Syntax(variable.with(\.attributes, variable.attributes + [attribute])))
-        ])
+        changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(adding("Transient", to: variable)))])
 }
 
 private func optionalDefaultFixIt(_ binding: PatternBindingSyntax, type: TypeSyntax?) -> [FixIt] {
