@@ -85,6 +85,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
             ]),
         .target(name: "DepotTesting", dependencies: ["Depot", "DepotSQL"]),
+        // The conformance suite again, its fixtures declared with @Entity instead of hand-written
+        // schemas (the same source files, linked, compiled with DEPOT_MACRO_FIXTURES): not a product.
+        .target(
+            name: "DepotTestingMacro", dependencies: ["Depot", "DepotSQL"], path: "Tests/DepotTestingMacro",
+            swiftSettings: [.define("DEPOT_MACRO_FIXTURES")]),
         .target(
             name: "AirportsExample",
             dependencies: [
@@ -124,6 +129,7 @@ let package = Package(
         .testTarget(
             name: "DepotTests",
             dependencies: [
+                "DepotTestingMacro",
                 "Depot", "DepotSQL", "DepotTesting", "DepotTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
@@ -137,6 +143,7 @@ let package = Package(
         .testTarget(
             name: "DepotSQLiteTests",
             dependencies: [
+                "DepotTestingMacro",
                 "Depot", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -144,6 +151,7 @@ let package = Package(
         .testTarget(
             name: "DepotPostgresTests",
             dependencies: [
+                "DepotTestingMacro",
                 "Depot", "DepotPostgres", "DepotSQL", "DepotSQLite", "DepotTesting", "DepotTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -3,9 +3,12 @@ import Foundation
 
 /// An order line for the aggregate cases of ``StoreConformance``: integers, an optional integer,
 /// exact decimals, doubles, dates, text with NULLs and UUIDs, over ``TestOrder/sample``.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("orders")
+#endif
 public struct TestOrder: Entity, Equatable, Hashable {
     /// The order number: the primary key.
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// Who ordered; several orders share a customer.
     public var customer: String
     /// The sales region; `nil` for some orders (a group of its own).
@@ -39,18 +42,20 @@ public struct TestOrder: Entity, Equatable, Hashable {
         self.tracking = tracking
     }
 
-    /// Table `orders`, keyed by `id`.
-    public static let schema = Schema<TestOrder>("orders", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.customer, "customer")
-        Column(\.region, "region")
-        Column(\.quantity, "quantity")
-        Column(\.discount, "discount")
-        Column(\.total, "total")
-        Column(\.weight, "weight")
-        Column(\.placed, "placed")
-        Column(\.tracking, "tracking")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `orders`, keyed by `id`.
+        public static let schema = Schema<TestOrder>("orders", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.customer, "customer")
+            Column(\.region, "region")
+            Column(\.quantity, "quantity")
+            Column(\.discount, "discount")
+            Column(\.total, "total")
+            Column(\.weight, "weight")
+            Column(\.placed, "placed")
+            Column(\.tracking, "tracking")
+        }
+    #endif
 
     /// Nine orders of four customers in two regions and none: decimals whose exact sums differ
     /// from their floating-point ones, a decimal that orders differently as text ("10.5" < "9.99"),

@@ -4,18 +4,21 @@ import Testing
 
 /// A user whose API responses carry different subsets of fields: the entity of the partial-update
 /// cases of ``StoreConformance``, patched directly and through ``TestUserPatchMapper``.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("users")
+#endif
 public struct TestUser: Entity, Equatable {
     /// The primary key (column `id`).
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// The display name: required, so a patch that creates a user must set it.
     public var name: String
     /// The email address; `nil` when unknown.
     public var email: String?
     /// Whether the user is online; `nil` when unknown (column `is_online`).
-    public var isOnline: Bool?
+    @Column("is_online") public var isOnline: Bool?
     /// When the user was last seen; `nil` if never (column `last_seen`). ``TestUserDTO`` has no such
     /// field, so mapped patches keep it.
-    public var lastSeen: Date?
+    @Column("last_seen") public var lastSeen: Date?
 
     /// Creates a user; the optional fields default to `nil`.
     public init(id: Int, name: String, email: String? = nil, isOnline: Bool? = nil, lastSeen: Date? = nil) {
@@ -26,14 +29,16 @@ public struct TestUser: Entity, Equatable {
         self.lastSeen = lastSeen
     }
 
-    /// Table `users`, keyed by `id`; `isOnline` and `lastSeen` are stored as `is_online` and `last_seen`.
-    public static let schema = Schema<TestUser>("users", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.name, "name")
-        Column(\.email, "email")
-        Column(\.isOnline, "is_online")
-        Column(\.lastSeen, "last_seen")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `users`, keyed by `id`; `isOnline` and `lastSeen` are stored as `is_online` and `last_seen`.
+        public static let schema = Schema<TestUser>("users", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.name, "name")
+            Column(\.email, "email")
+            Column(\.isOnline, "is_online")
+            Column(\.lastSeen, "last_seen")
+        }
+    #endif
 }
 
 /// A partial API response for ``TestUser``, decoded from JSON: each `Field` member is absent when

@@ -5,9 +5,12 @@ import Foundation
 ///
 /// The write, query, transaction, mapper and observation cases of ``StoreConformance`` run on it,
 /// mostly over the ten rows of ``TestAirport/sample``.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("airports")
+#endif
 public struct TestAirport: Entity, Equatable, Hashable {
     /// The ICAO code, such as `ENGM`: the primary key (column `icao`).
-    public var icao: String
+    @PrimaryKey public var icao: String
     /// The IATA code, such as `OSL`; `nil` when the airport has none (two sample rows), for the `NULL` cases.
     public var iata: String?
     /// The airport's name; sample names mix case and non-ASCII letters, and one holds `%` and `_`.
@@ -19,9 +22,9 @@ public struct TestAirport: Entity, Equatable, Hashable {
     /// The elevation in feet above sea level: negative below it, and not always whole.
     public var elevation: Double
     /// The latitude in degrees, north positive (column `lat`).
-    public var latitude: Double
+    @Column("lat") public var latitude: Double
     /// The longitude in degrees, east positive (column `lon`).
-    public var longitude: Double
+    @Column("lon") public var longitude: Double
 
     /// Creates an airport; `iata` and `city` default to `nil`, the elevation and coordinates to 0.
     public init(
@@ -38,17 +41,19 @@ public struct TestAirport: Entity, Equatable, Hashable {
         self.longitude = longitude
     }
 
-    /// Table `airports`, keyed by `icao`; `latitude` and `longitude` are stored as `lat` and `lon`.
-    public static let schema = Schema<TestAirport>("airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.iata, "iata")
-        Column(\.name, "name")
-        Column(\.city, "city")
-        Column(\.country, "country")
-        Column(\.elevation, "elevation")
-        Column(\.latitude, "lat")
-        Column(\.longitude, "lon")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `airports`, keyed by `icao`; `latitude` and `longitude` are stored as `lat` and `lon`.
+        public static let schema = Schema<TestAirport>("airports", primaryKey: \.icao) {
+            Column(\.icao, "icao")
+            Column(\.iata, "iata")
+            Column(\.name, "name")
+            Column(\.city, "city")
+            Column(\.country, "country")
+            Column(\.elevation, "elevation")
+            Column(\.latitude, "lat")
+            Column(\.longitude, "lon")
+        }
+    #endif
 
     /// A small, fixed set of real airports (with a few edge cases) used across the suite.
     public static let sample: [TestAirport] = [
@@ -129,9 +134,12 @@ public struct Runway: Codable, Equatable, Hashable, StorableAsJSON {
 ///
 /// The value cases of ``StoreConformance`` check that ``AllTypes/extremes`` round-trips exactly
 /// and compares correctly; the partial-update cases patch its optional columns.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("all_types")
+#endif
 public struct AllTypes: Entity, Equatable {
     /// The primary key (column `id`): 1, 2 and 3 in ``AllTypes/extremes``.
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// A `Bool` (column `bool`).
     public var bool: Bool
     /// An `Int8` (column `int8`): `.min`, `.max` and 0 in the extremes.
@@ -171,53 +179,55 @@ public struct AllTypes: Entity, Equatable {
     /// A `Codable` value stored as JSON, ``Runway`` (column `runway`).
     public var runway: Runway
     /// An optional `Int`; `nil` stores `NULL` (column `optional_int`).
-    public var optionalInt: Int?
+    @Column("optional_int") public var optionalInt: Int?
     /// An optional `String`; `nil` stores `NULL`, unlike the empty string (column `optional_string`).
-    public var optionalString: String?
+    @Column("optional_string") public var optionalString: String?
     /// An optional `Date`, kept to the microsecond; `nil` stores `NULL` (column `optional_date`).
-    public var optionalDate: Date?
+    @Column("optional_date") public var optionalDate: Date?
     /// An optional `Decimal`; `nil` stores `NULL` (column `optional_decimal`).
-    public var optionalDecimal: Decimal?
+    @Column("optional_decimal") public var optionalDecimal: Decimal?
     /// Optional bytes; `nil` stores `NULL`, unlike empty data (column `optional_data`).
-    public var optionalData: Data?
+    @Column("optional_data") public var optionalData: Data?
     /// An optional `UUID`; `nil` stores `NULL` (column `optional_uuid`).
-    public var optionalUUID: UUID?
+    @Column("optional_uuid") public var optionalUUID: UUID?
     /// An optional ``Surface``; `nil` stores `NULL` (column `optional_surface`).
-    public var optionalSurface: Surface?
+    @Column("optional_surface") public var optionalSurface: Surface?
     /// An optional ``Runway``, stored as JSON; `nil` stores `NULL` (column `optional_runway`).
-    public var optionalRunway: Runway?
+    @Column("optional_runway") public var optionalRunway: Runway?
 
-    /// Table `all_types`, keyed by `id`: one column per property, named in snake case.
-    public static let schema = Schema<AllTypes>("all_types", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.bool, "bool")
-        Column(\.int8, "int8")
-        Column(\.int16, "int16")
-        Column(\.int32, "int32")
-        Column(\.int64, "int64")
-        Column(\.uint8, "uint8")
-        Column(\.uint16, "uint16")
-        Column(\.uint32, "uint32")
-        Column(\.float, "float")
-        Column(\.double, "double")
-        Column(\.decimal, "decimal")
-        Column(\.date, "date")
-        Column(\.string, "string")
-        Column(\.data, "data")
-        Column(\.uuid, "uuid")
-        Column(\.url, "url")
-        Column(\.surface, "surface")
-        Column(\.length, "length")
-        Column(\.runway, "runway")
-        Column(\.optionalInt, "optional_int")
-        Column(\.optionalString, "optional_string")
-        Column(\.optionalDate, "optional_date")
-        Column(\.optionalDecimal, "optional_decimal")
-        Column(\.optionalData, "optional_data")
-        Column(\.optionalUUID, "optional_uuid")
-        Column(\.optionalSurface, "optional_surface")
-        Column(\.optionalRunway, "optional_runway")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `all_types`, keyed by `id`: one column per property, named in snake case.
+        public static let schema = Schema<AllTypes>("all_types", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.bool, "bool")
+            Column(\.int8, "int8")
+            Column(\.int16, "int16")
+            Column(\.int32, "int32")
+            Column(\.int64, "int64")
+            Column(\.uint8, "uint8")
+            Column(\.uint16, "uint16")
+            Column(\.uint32, "uint32")
+            Column(\.float, "float")
+            Column(\.double, "double")
+            Column(\.decimal, "decimal")
+            Column(\.date, "date")
+            Column(\.string, "string")
+            Column(\.data, "data")
+            Column(\.uuid, "uuid")
+            Column(\.url, "url")
+            Column(\.surface, "surface")
+            Column(\.length, "length")
+            Column(\.runway, "runway")
+            Column(\.optionalInt, "optional_int")
+            Column(\.optionalString, "optional_string")
+            Column(\.optionalDate, "optional_date")
+            Column(\.optionalDecimal, "optional_decimal")
+            Column(\.optionalData, "optional_data")
+            Column(\.optionalUUID, "optional_uuid")
+            Column(\.optionalSurface, "optional_surface")
+            Column(\.optionalRunway, "optional_runway")
+        }
+    #endif
 
     /// Values at the extremes of every type: minimums and maximums, the smallest magnitudes, empty and
     /// non-ASCII text. Row 2 has every optional `nil`; row 1 has none.
@@ -259,11 +269,14 @@ public struct AllTypes: Entity, Equatable {
 
 /// An entity with a two-column primary key: for the composite-key cases, and as a second table in
 /// the transaction and observation cases.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("readings")
+#endif
 public struct Reading: Entity, Equatable {
     /// The station that took the reading: the first key column (column `station`).
-    public var station: String
+    @PrimaryKey public var station: String
     /// The reading's number at its station: the second key column (column `sequence`).
-    public var sequence: Int
+    @PrimaryKey public var sequence: Int
     /// The measured value; `nil` stores `NULL` (column `value`).
     public var value: Double?
 
@@ -274,12 +287,14 @@ public struct Reading: Entity, Equatable {
         self.value = value
     }
 
-    /// Table `readings`, keyed by `station`, then `sequence`.
-    public static let schema = Schema<Reading>("readings", primaryKey: \.station, \.sequence) {
-        Column(\.station, "station")
-        Column(\.sequence, "sequence")
-        Column(\.value, "value")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `readings`, keyed by `station`, then `sequence`.
+        public static let schema = Schema<Reading>("readings", primaryKey: \.station, \.sequence) {
+            Column(\.station, "station")
+            Column(\.sequence, "sequence")
+            Column(\.value, "value")
+        }
+    #endif
 }
 
 /// A measurement keyed by site and number, with required columns besides its key: patches that

@@ -9,9 +9,12 @@ import Depot
 /// With ``RelAirport``, ``RelRunway``, ``RelPilot``, ``RelAlliance`` and ``RelMembership`` it forms the
 /// graph the relation cases of ``StoreConformance`` include, filter across and delete from;
 /// ``RelationSample`` holds the rows.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_countries")
+#endif
 public struct RelCountry: Entity, Equatable, Hashable {
     /// A two-letter country code, such as `NO`: the primary key (column `code`).
-    public var code: String
+    @PrimaryKey public var code: String
     /// The country's English name.
     public var name: String
     /// A two-letter continent code, such as `EU`; predicates across relations filter on it.
@@ -24,12 +27,14 @@ public struct RelCountry: Entity, Equatable, Hashable {
         self.continent = continent
     }
 
-    /// Table `rel_countries`, keyed by `code`.
-    public static let schema = Schema<RelCountry>("rel_countries", primaryKey: \.code) {
-        Column(\.code, "code")
-        Column(\.name, "name")
-        Column(\.continent, "continent")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_countries`, keyed by `code`.
+        public static let schema = Schema<RelCountry>("rel_countries", primaryKey: \.code) {
+            Column(\.code, "code")
+            Column(\.name, "name")
+            Column(\.continent, "continent")
+        }
+    #endif
 
     /// The country's airports: the to-many inverse of `RelAirport.country`, for includes and `any`/`none`
     /// predicates.
@@ -40,9 +45,12 @@ public struct RelCountry: Entity, Equatable, Hashable {
 
 /// An airport in a country: the hub of the relation fixtures, with its country (cascade), runways
 /// (ordered), pilots (nullify) and alliances (many-to-many).
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_airports")
+#endif
 public struct RelAirport: Entity, Equatable, Hashable {
     /// The ICAO code, such as `ENGM`: the primary key (column `icao`).
-    public var icao: String
+    @PrimaryKey public var icao: String
     /// The airport's short name.
     public var name: String
     /// The code of its ``RelCountry``: the key of the static `country` relation (column `country`).
@@ -61,14 +69,16 @@ public struct RelAirport: Entity, Equatable, Hashable {
         self.elevation = elevation
     }
 
-    /// Table `rel_airports`, keyed by `icao`.
-    public static let schema = Schema<RelAirport>("rel_airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.name, "name")
-        Column(\.country, "country")
-        Column(\.kind, "kind")
-        Column(\.elevation, "elevation")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_airports`, keyed by `icao`.
+        public static let schema = Schema<RelAirport>("rel_airports", primaryKey: \.icao) {
+            Column(\.icao, "icao")
+            Column(\.name, "name")
+            Column(\.country, "country")
+            Column(\.kind, "kind")
+            Column(\.elevation, "elevation")
+        }
+    #endif
 
     /// The airport's ``RelCountry``, through the `country` column; removing a country removes its
     /// airports (`.cascade`).
@@ -87,9 +97,12 @@ public struct RelAirport: Entity, Equatable, Hashable {
 
 /// A runway of an airport, kept in order: for the ordered to-many cases (includes, moves, saving
 /// a parent with its children).
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_runways")
+#endif
 public struct RelRunway: Entity, Equatable, Hashable {
     /// The primary key (column `id`).
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// The ICAO code of its ``RelAirport``: the key of the static `airport` relation (column `airport`).
     public var airport: String
     /// The length in meters.
@@ -106,13 +119,15 @@ public struct RelRunway: Entity, Equatable, Hashable {
         self.position = position
     }
 
-    /// Table `rel_runways`, keyed by `id`.
-    public static let schema = Schema<RelRunway>("rel_runways", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.airport, "airport")
-        Column(\.length, "length")
-        Column(\.position, "position")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_runways`, keyed by `id`.
+        public static let schema = Schema<RelRunway>("rel_runways", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.airport, "airport")
+            Column(\.length, "length")
+            Column(\.position, "position")
+        }
+    #endif
 
     /// The runway's ``RelAirport``, through the `airport` column; removing an airport removes its
     /// runways (`.cascade`).
@@ -123,9 +138,12 @@ public struct RelRunway: Entity, Equatable, Hashable {
 
 /// A pilot, optionally based at an airport; removing the airport leaves the pilot unbased
 /// (`.nullify`).
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_pilots")
+#endif
 public struct RelPilot: Entity, Equatable, Hashable {
     /// The primary key (column `id`).
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// The pilot's name.
     public var name: String
     /// The ICAO code of the pilot's base airport; `nil` when unbased (column `base`).
@@ -138,12 +156,14 @@ public struct RelPilot: Entity, Equatable, Hashable {
         self.base = base
     }
 
-    /// Table `rel_pilots`, keyed by `id`.
-    public static let schema = Schema<RelPilot>("rel_pilots", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.name, "name")
-        Column(\.base, "base")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_pilots`, keyed by `id`.
+        public static let schema = Schema<RelPilot>("rel_pilots", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.name, "name")
+            Column(\.base, "base")
+        }
+    #endif
 
     /// The pilot's base ``RelAirport``, through the `base` column; removing the airport sets `base` to
     /// `nil` (`.nullify`).
@@ -153,9 +173,12 @@ public struct RelPilot: Entity, Equatable, Hashable {
 }
 
 /// An alliance of airports: the other side of the many-to-many relation through ``RelMembership``.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_alliances")
+#endif
 public struct RelAlliance: Entity, Equatable, Hashable {
     /// A one-letter alliance code, such as `N`: the primary key (column `code`).
-    public var code: String
+    @PrimaryKey public var code: String
     /// The alliance's name.
     public var name: String
 
@@ -165,11 +188,13 @@ public struct RelAlliance: Entity, Equatable, Hashable {
         self.name = name
     }
 
-    /// Table `rel_alliances`, keyed by `code`.
-    public static let schema = Schema<RelAlliance>("rel_alliances", primaryKey: \.code) {
-        Column(\.code, "code")
-        Column(\.name, "name")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_alliances`, keyed by `code`.
+        public static let schema = Schema<RelAlliance>("rel_alliances", primaryKey: \.code) {
+            Column(\.code, "code")
+            Column(\.name, "name")
+        }
+    #endif
 
     /// The member airports, through the ``RelMembership`` join rows.
     public static let airports = ManyToMany(through: RelMembership.alliance, to: RelMembership.airport)
@@ -178,11 +203,14 @@ public struct RelAlliance: Entity, Equatable, Hashable {
 }
 
 /// The join entity of airports and alliances, keyed by both columns.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_memberships")
+#endif
 public struct RelMembership: Entity, Equatable, Hashable {
     /// The ICAO code of the member ``RelAirport``: the first key column (column `airport`).
-    public var airport: String
+    @PrimaryKey public var airport: String
     /// The code of the ``RelAlliance``: the second key column (column `alliance`).
-    public var alliance: String
+    @PrimaryKey public var alliance: String
 
     /// Creates a membership.
     public init(airport: String, alliance: String) {
@@ -190,11 +218,13 @@ public struct RelMembership: Entity, Equatable, Hashable {
         self.alliance = alliance
     }
 
-    /// Table `rel_memberships`, keyed by `airport`, then `alliance`.
-    public static let schema = Schema<RelMembership>("rel_memberships", primaryKey: \.airport, \.alliance) {
-        Column(\.airport, "airport")
-        Column(\.alliance, "alliance")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_memberships`, keyed by `airport`, then `alliance`.
+        public static let schema = Schema<RelMembership>("rel_memberships", primaryKey: \.airport, \.alliance) {
+            Column(\.airport, "airport")
+            Column(\.alliance, "alliance")
+        }
+    #endif
 
     /// The member ``RelAirport``, through the `airport` column; removing the airport removes its
     /// memberships (`.cascade`).
@@ -208,9 +238,12 @@ public struct RelMembership: Entity, Equatable, Hashable {
 
 /// An employee with an optional manager: a relation of a table to itself, for the case that a cascade
 /// ends even on a cycle.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("rel_employees")
+#endif
 public struct RelEmployee: Entity, Equatable, Hashable {
     /// The primary key (column `id`).
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// The `id` of the employee's manager; `nil` for none (column `manager`).
     public var manager: Int?
 
@@ -220,11 +253,13 @@ public struct RelEmployee: Entity, Equatable, Hashable {
         self.manager = manager
     }
 
-    /// Table `rel_employees`, keyed by `id`.
-    public static let schema = Schema<RelEmployee>("rel_employees", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.manager, "manager")
-    }
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `rel_employees`, keyed by `id`.
+        public static let schema = Schema<RelEmployee>("rel_employees", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.manager, "manager")
+        }
+    #endif
 
     /// The employee's manager, through the `manager` column; removing a manager removes their
     /// reports, down the chain (`.cascade`).

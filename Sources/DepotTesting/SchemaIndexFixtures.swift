@@ -2,17 +2,20 @@ import Depot
 
 /// An account with a schema that declares indexes: an index on `country`, a unique `email` and
 /// a unique pair (`team`, `handle`). The schema-index cases of ``StoreConformance`` write it.
+#if DEPOT_MACRO_FIXTURES
+    @Entity("test_accounts")
+#endif
 public struct TestAccount: Entity, Equatable, Hashable {
     /// The primary key (column `id`).
-    public var id: Int
+    @PrimaryKey public var id: Int
     /// Unique when present (column `email`); rows without one never collide.
-    public var email: String?
+    @Unique public var email: String?
     /// Indexed (column `country`).
-    public var country: String
-    /// Unique within a team (column `handle`).
-    public var handle: String
+    @Indexed public var country: String
     /// The team; `(team, handle)` is unique (column `team`).
-    public var team: String?
+    @Unique("test_accounts_team_handle") public var team: String?
+    /// Unique within a team (column `handle`).
+    @Unique("test_accounts_team_handle") public var handle: String
 
     /// Creates an account.
     public init(id: Int, email: String?, country: String, handle: String, team: String? = nil) {
@@ -23,18 +26,20 @@ public struct TestAccount: Entity, Equatable, Hashable {
         self.team = team
     }
 
-    /// Table `test_accounts`, keyed by `id`, with indexes `test_accounts_country_idx`,
-    /// `test_accounts_email_key` (unique) and `test_accounts_team_handle` (unique).
-    public static let schema = Schema<TestAccount>("test_accounts", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.email, "email")
-        Column(\.country, "country")
-        Column(\.handle, "handle")
-        Column(\.team, "team")
-    }
-    .index(\.country)
-    .unique(\.email)
-    .unique(\.team, \.handle, name: "test_accounts_team_handle")
+    #if !DEPOT_MACRO_FIXTURES
+        /// Table `test_accounts`, keyed by `id`, with indexes `test_accounts_country_idx`,
+        /// `test_accounts_email_key` (unique) and `test_accounts_team_handle` (unique).
+        public static let schema = Schema<TestAccount>("test_accounts", primaryKey: \.id) {
+            Column(\.id, "id")
+            Column(\.email, "email")
+            Column(\.country, "country")
+            Column(\.team, "team")
+            Column(\.handle, "handle")
+        }
+        .index(\.country)
+        .unique(\.email)
+        .unique(\.team, \.handle, name: "test_accounts_team_handle")
+    #endif
 
     /// Three accounts that break none of the constraints (two without an email).
     public static let sample: [TestAccount] = [

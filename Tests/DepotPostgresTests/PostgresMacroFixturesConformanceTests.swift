@@ -1,0 +1,15 @@
+import Depot
+import DepotPostgres
+import DepotTestSupport
+import DepotTestingMacro
+import Testing
+
+@Suite(
+    "PostgresStore conformance, @Entity fixtures",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
+struct PostgresMacroFixturesConformanceTests {
+    @Test("PostgreSQL store passes with fixtures declared by @Entity", arguments: StoreConformance.cases)
+    func conformance(_ check: ConformanceCase) async throws {
+        try await PostgresTestServer.withStore { store in try await check.run(on: store) }
+    }
+}

@@ -1,0 +1,12 @@
+import Depot
+import DepotSQLite
+import DepotTestingMacro
+import Testing
+
+@Suite("SQLiteStore conformance, @Entity fixtures", .timeLimit(.minutes(10)))
+struct SQLiteMacroFixturesConformanceTests {
+    @Test("SQLite file store passes with fixtures declared by @Entity", arguments: StoreConformance.cases)
+    func conformance(_ check: ConformanceCase) async throws {
+        try await check.run(on: try SQLiteStore.temporary())
+    }
+}
