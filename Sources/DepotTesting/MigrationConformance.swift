@@ -182,7 +182,9 @@ extension MigrationConformance {
 public enum MigrationConformance {
     /// Every case of the suite: applying, reverting and refusing steps, the ledger, schema checks,
     /// raw SQL (``MigrationCase/needsSQL``) and two stores migrating one database at once.
-    public static let cases: [MigrationCase] = [
+    public static var cases: [MigrationCase] { coreCases + proposalCases }
+
+    static let coreCases: [MigrationCase] = [
         MigrationCase("a new database reaches the latest version step by step, each recorded in the ledger") { open in
             let store = try await open()
             let seen = ProgressLog()

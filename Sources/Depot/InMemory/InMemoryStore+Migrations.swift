@@ -30,6 +30,21 @@ extension InMemoryStore: MigratableStore {
         }
     }
 
+    /// The table named `name` as held in memory, or `nil`.
+    public func storedTable(_ name: String) async throws -> StoredTable? {
+        let database = currentDatabase()
+        guard let table = database.tables[name] else { return nil }
+        return StoredTable(
+            name: name,
+            columns: table.description.columns.map {
+                StoredTable.Column(
+                    name: $0.name, type: $0.type, typeName: $0.type.rawValue, isNullable: $0.isNullable,
+                    hasDefault: table.defaults[$0.name] != nil)
+            },
+            primaryKey: table.description.primaryKey,
+            indexes: database.indexes.values.filter { $0.table == name }.sorted { $0.name < $1.name })
+    }
+
     /// Removes every table, index and the ledger, in one transaction; observers of the tables
     /// that were there are told they changed.
     public func eraseDatabase() async throws {

@@ -74,6 +74,10 @@ public protocol MigratableStore: Store {
     ///   that is missing or differs.
     func checkSchema(of entities: [any Entity.Type]) async throws
 
+    /// The table named `name` as the database holds it (columns, key, indexes), or `nil` when
+    /// there is none: what ``proposeMigration(for:)`` compares with the entities.
+    func storedTable(_ name: String) async throws -> StoredTable?
+
     /// Removes every table of the database, the ledger included: what
     /// ``open(_:entities:onSchemaChange:progress:)`` does before starting over under
     /// ``SchemaChangePolicy/eraseAndRecreate``. For development; the data is gone.
@@ -88,6 +92,15 @@ public enum SchemaChangePolicy: Sendable, Hashable {
     /// Erase the database and build it again from the first step: for development, while the
     /// schema is still changing every day. Never for data you want to keep.
     case eraseAndRecreate
+    /// Apply purely additive changes by itself — a new table, a new optional column, a new
+    /// index — after the listed steps, recorded in the ledger as a step named `auto: …`; fail on
+    /// anything else (a dropped, renamed or retyped column, a new NOT NULL column) with the
+    /// proposed steps, as Swift source, in the error's message.
+    ///
+    /// For apps whose schema grows by adding. The automatic steps are the database's own: when
+    /// the app's list gains a step, their ledger rows give way to it (their changes stay), so a
+    /// listed step must not repeat a change a database may have applied automatically.
+    case applyAdditiveChanges
 }
 
 extension MigratableStore {
@@ -118,7 +131,26 @@ extension MigratableStore {
     ) async throws -> MigrationOutcome {
         try RelationDescriptor.validate(entities)
         func migrateAndCheck() async throws -> MigrationOutcome {
-            let outcome = try await applyMigrations(migrations, to: nil, progress: progress)
+            var outcome = try await applyMigrations(migrations, to: nil, progress: progress)
+            if policy == .applyAdditiveChanges {
+                let proposal = try await proposeMigration(for: entities)
+                let needed = proposal.steps.filter { !$0.isOptional }
+                if !needed.isEmpty {
+                    guard needed.allSatisfy(\.isAdditive) else {
+                        let version = try await appliedMigrations().count + 1
+                        throw DepotError(
+                            .schemaMismatch,
+                            "the database differs from the entities in ways that are not purely additive; review "
+                                + "these steps and add them to the app's migrations:\n"
+                                + MigrationProposal(steps: needed).swiftSource(name: "\(version) …"))
+                    }
+                    let summary = needed.map(\.summary).joined(separator: ", ")
+                    let step = Migration(Migration.automaticPrefix + summary, needed.compactMap(\.operation))
+                    let automatic = try await applyMigrations(
+                        Migrations(migrations.steps + [step]), to: nil, progress: progress)
+                    outcome.steps += automatic.steps
+                }
+            }
             try await checkSchema(of: entities)
             return outcome
         }

@@ -55,6 +55,13 @@ public struct Migration: Sendable {
         self.down = down
     }
 
+    /// How the names of steps that ``SchemaChangePolicy/applyAdditiveChanges`` applied by
+    /// itself begin; listed steps cannot be named so.
+    public static let automaticPrefix = "auto: "
+
+    /// Whether this is an automatic step (its name begins with ``automaticPrefix``).
+    var isAutomatic: Bool { name.hasPrefix(Self.automaticPrefix) }
+
     /// The operations that undo this step, or nil when it is irreversible.
     public var downOperations: [MigrationOperation]? {
         switch down {
@@ -105,6 +112,12 @@ public struct Migrations: Sendable {
         for step in steps where !seen.insert(step.name).inserted {
             throw DepotError(
                 .migration, "two migration steps are named '\(step.name)': every step needs a name of its own")
+        }
+        for step in steps.dropLast() where step.isAutomatic {
+            throw DepotError(
+                .migration,
+                "step '\(step.name)' begins with '\(Migration.automaticPrefix)', which names the steps Depot applies "
+                    + "by itself: rename it")
         }
     }
 

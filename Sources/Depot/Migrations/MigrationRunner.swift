@@ -54,7 +54,7 @@ package enum MigrationRunner {
                     + "\(migrations.latestVersion)")
         }
         let start = try await store.withMigrationSession { session in
-            let rows = try await session.readLedger()
+            let rows = splitAutomatic(try await session.readLedger()).listed
             try check(rows, against: migrations)
             return rows.count
         }
@@ -108,14 +108,24 @@ package enum MigrationRunner {
         do {
             return try await store.withMigrationSession(rebuildsTables: rebuildsTables) { session in
                 try await session.lockForMigration()
-                let rows = try await session.readLedger()
+                let ledger = try await session.readLedger()
+                let (rows, automatic) = splitAutomatic(ledger)
                 try check(rows, against: migrations)
                 if up {
                     guard rows.count == version - 1 else { return false }
+                    if step.isAutomatic {
+                        // Another automatic step: recorded after those already there.
+                        try await apply(step.operations, session)
+                        try await session.record(step, version: ledger.count + 1)
+                        return true
+                    }
+                    // A listed step after automatic ones: their changes stay, their rows give way.
+                    for row in automatic.reversed() { try await session.unrecord(version: row.version) }
                     try await apply(step.operations, session)
                     try await session.record(step, version: version)
                 } else {
                     guard rows.count == version else { return false }
+                    for row in automatic.reversed() { try await session.unrecord(version: row.version) }
                     guard let down = step.downOperations else {
                         throw DepotError(
                             .migration, "step \(version) '\(step.name)' is irreversible: cannot migrate below it")
@@ -150,6 +160,16 @@ package enum MigrationRunner {
         } catch {
             throw OperationFailure(underlying: error)
         }
+    }
+
+    /// The ledger's rows of listed steps, and the automatic steps recorded after them
+    /// (``SchemaChangePolicy/applyAdditiveChanges``), which no list names.
+    static func splitAutomatic(_ rows: [AppliedMigration]) -> (
+        listed: [AppliedMigration], automatic: [AppliedMigration]
+    ) {
+        var end = rows.count
+        while end > 0, rows[end - 1].name.hasPrefix(Migration.automaticPrefix) { end -= 1 }
+        return (Array(rows[..<end]), Array(rows[end...]))
     }
 
     /// Throws unless `rows` are the first steps of `migrations`, unchanged.

@@ -71,6 +71,26 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         }
     }
 
+    /// The table named `name` as the database's catalog describes it, or `nil`.
+    public func storedTable(_ name: String) async throws -> StoredTable? {
+        try await engine.prepare()
+        let dialect = renderer.dialect
+        return try await withReader { connection in
+            let columns = try await connection.catalogColumns(of: name, self.renderer)
+            guard !columns.isEmpty else { return nil }
+            let kept = columns.filter { !SchemaDrift.isLegacyFoldedCopy($0.name, in: columns) }
+            return StoredTable(
+                name: name,
+                columns: kept.map {
+                    StoredTable.Column(
+                        name: $0.name, type: ColumnType(rawValue: dialect.depotTypeName(fromCatalog: $0.type)),
+                        typeName: $0.type, isNullable: !$0.isNotNull, hasDefault: $0.defaultSQL != nil)
+                },
+                primaryKey: kept.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }.map(\.name),
+                indexes: try await connection.catalogIndexes(of: name, self.renderer))
+        }
+    }
+
     /// Drops every table of the database (the ledger too), under the migration lock.
     public func eraseDatabase() async throws {
         defer { schemaChanged() }
