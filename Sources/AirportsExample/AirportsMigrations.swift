@@ -63,6 +63,15 @@ public enum AirportsMigrations {
         }
     }
 
+    /// The steps that would bring `store`'s tables to what ``Airport`` declares, as Swift source of
+    /// the next `Migration` to paste into ``all`` (or a line saying there is nothing to do).
+    /// Nothing is changed.
+    public static func proposal(for store: some MigratableStore) async throws -> String {
+        let version = try await store.appliedMigrations().count
+        let proposal = try await store.proposeMigration(for: [Airport.self])
+        return proposal.swiftSource(name: "\(version + 1) …")
+    }
+
     /// `text` without leading and trailing white space, each run of white space inside it one space.
     static func tidy(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -217,7 +217,14 @@ struct Migrate: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors: no progress, no summary.")
     var quiet = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Change nothing: print the steps that would bring the store's tables to the example's entities, "
+                + "as Swift source of the next Migration to review and paste."))
+    var propose = false
+
     func validate() throws {
+        if propose, to != nil { throw ValidationError("give --propose or --to, not both") }
         let latest = AirportsMigrations.all.latestVersion
         if let to, !(0...latest).contains(to) {
             throw ValidationError("--to takes a version from 0 to \(latest), e.g. --to \(latest) (got \(to))")
@@ -225,6 +232,16 @@ struct Migrate: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if propose {
+            let source = try await target.withStore(existing: true) { store in
+                guard let store = store as? any MigratableStore else {
+                    throw DepotError(.migration, "\(target.name) cannot be migrated")
+                }
+                return try await AirportsMigrations.proposal(for: store)
+            }
+            write(source)
+            return
+        }
         let display = ProgressDisplay(quiet: quiet)
         let started = ContinuousClock.now
         let outcome = try await target.withStore(existing: true) { store in

@@ -207,6 +207,36 @@ struct CommandLineTests {
         #expect(wrong.errors.contains("--to takes a version from 0 to 4"), "\(wrong.errors)")
     }
 
+    @Test("migrate --propose prints the next step as Swift source and changes nothing; a store that fits gets none")
+    func migratePropose() async throws {
+        let binary = try airportsBinary()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("propose-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("airports.sqlite").path
+        let store = try SQLiteStore(path: path)
+        try await store.migrate(AirportsMigrations.all)
+        let fits = try await runProcess(binary, ["migrate", "--propose", "--store", path])
+        #expect(fits.status == 0, "\(fits.errors)")
+        #expect(fits.output == "// The database matches the entities: nothing to migrate.\n", "\(fits.output)")
+
+        // A database whose `lid` column a later version of the app dropped.
+        let dropped = Migration("5 no local codes", [.dropColumn("lid", from: "airports")])
+        try await store.migrate(Migrations(AirportsMigrations.all.steps + [dropped]))
+        let proposal = try await runProcess(binary, ["migrate", "--propose", "--store", path])
+        #expect(proposal.status == 0, "\(proposal.errors)")
+        #expect(
+            proposal.output == """
+                Migration("6 …", [
+                    .addColumn("lid", .text, nullable: true, to: "airports"),
+                ])
+
+                """, "\(proposal.output)")
+        #expect(try await store.appliedMigrations().count == 5, "--propose changed nothing")
+        let both = try await runProcess(binary, ["migrate", "--propose", "--to", "2", "--store", path])
+        #expect(both.status == 2)
+    }
+
     @Test(
         "AIRPORTS_LOG_LEVEL=trace shows every statement Depot sends, with its duration, on standard error; a level swift-log does not know is a usage error naming the variable"
     )
