@@ -3,24 +3,15 @@ import Depot
 import Testing
 
 // readme:begin
-struct Airport: Entity, Equatable {
-    var icao: String
+@Entity("airports")
+struct Airport: Equatable {
+    @PrimaryKey var icao: String
     var iata: String?
     var name: String
-    var country: String
+    @Indexed var country: String
     var elevation: Double  // feet
-    var latitude: Double
-    var longitude: Double
-
-    static let schema = Schema<Airport>("airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.iata, "iata")
-        Column(\.name, "name")
-        Column(\.country, "country")
-        Column(\.elevation, "elevation")
-        Column(\.latitude, "lat")
-        Column(\.longitude, "lon")
-    }
+    @Column("lat") var latitude: Double
+    @Column("lon") var longitude: Double
 }
 
 func quickStart(store: some Store) async throws {
