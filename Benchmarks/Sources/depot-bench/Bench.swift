@@ -368,6 +368,7 @@ struct DepotBench {
         let arguments = CommandLine.arguments
         if arguments.contains("--memory-probe") { return try await MemoryCases.probe(arguments) }
         if arguments.contains("--profile") { return try await MemoryCases.profile(arguments) }
+        if arguments.contains("--profile-entity") { return try await MacroCases.profile(arguments) }
         let json = arguments.contains("--json")
         let sizes: [Int] =
             BenchHarness.intOption("--n").map { [$0] } ?? [10_000, 100_000]
@@ -488,6 +489,7 @@ struct DepotBench {
                             RawDatabase.selectAll + " WHERE instr(depot_fold(\"name\"), ?) > 0 ORDER BY \"icao\"",
                             [TextFolding.fold("FIELD")])
                     }))
+            results += try await MacroCases.run(n: n, rows: rows)
             results += try await GeoCases.run(n: n, base: airports)
             results += try await SearchCases.run(n: n, base: airports)
             results += try await ObservationCases.run(n: n, rows: rows)

@@ -7,26 +7,25 @@ extension Schema {
     /// the per-row work calls no generic code (each generic call there costs runtime metadata
     /// lookups), and the peak memory matches an array's own growth.
     func decodeAll(_ cursor: inout any StoreCursor) throws -> [Root] {
-        if let codec {
-            var reader = EntityRowReader(cursor: cursor, keyIndices: primaryKeyIndices)
-            defer { cursor = reader.cursor }
-            var rows: [Root] = []
-            do {
-                while try reader.cursor.next() { rows.append(try codec.decode(&reader)) }
-            } catch let failure as RowDecodingFailure {
-                throw decodingError(column: failure.column, key: failure.key, failure.mismatch)
-            }
-            return rows
-        }
-        guard customDecode == nil, decodesInPlace else {
+        guard codec != nil || (customDecode == nil && decodesInPlace) else {
             return try decodeRows(&cursor, width: columns.count) { try decode($0) }
         }
         let stride = MemoryLayout<Root>.stride
         var chunks = RowChunks(stride: stride, alignment: MemoryLayout<Root>.alignment)
         do {
-            while try cursor.next() {
-                try rowDecoder.initialize(at: chunks.nextRow(), from: &cursor)
-                chunks.count += 1
+            if let codec {
+                // The generated initializer builds each row; it is moved into the chunk, not copied.
+                var reader = EntityRowReader(cursor: cursor, keyIndices: primaryKeyIndices)
+                defer { cursor = reader.cursor }
+                while try reader.cursor.next() {
+                    chunks.nextRow().assumingMemoryBound(to: Root.self).initialize(to: try codec.decode(&reader))
+                    chunks.count += 1
+                }
+            } else {
+                while try cursor.next() {
+                    try rowDecoder.initialize(at: chunks.nextRow(), from: &cursor)
+                    chunks.count += 1
+                }
             }
         } catch let failure as RowDecodingFailure {
             chunks.release { chunk, count in chunk.assumingMemoryBound(to: Root.self).deinitialize(count: count) }
