@@ -175,37 +175,49 @@ func runProcess(_ binary: URL, _ arguments: [String], environment: [String: Stri
     status: Int32, output: String, errors: String
 ) {
     try await offPool {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess.run(
+            binary, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        // Standard error is read on a thread of its own: a child that fills one pipe while this
+        // reads the other would otherwise wait forever.
+        let errors = ErrorsReader(process.errors)
+        let output = process.output?.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
         return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+            process.terminationStatus, String(decoding: output, as: UTF8.self),
+            String(decoding: errors.finish(), as: UTF8.self)
         )
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class ErrorsReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle?) {
+        Thread.detachNewThread { [self] in
+            data = handle?.readDataToEndOfFile() ?? Data()
+            done.signal()
+        }
+    }
+
+    /// Everything read, once the pipe ended.
+    func finish() -> Data {
+        done.wait()
+        return data
     }
 }
 
 /// `airports serve` started as its own process: the process, its standard output (past the
 /// banner) and the banner line it printed once it listened.
 func startServe(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
-    process: Process, output: FileHandle, banner: String
+    process: ChildProcess, output: FileHandle, banner: String
 ) {
-    let server = Process()
-    server.executableURL = try airportsBinary()
-    server.arguments = ["serve"] + arguments
-    server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let pipe = Pipe()
-    server.standardOutput = pipe
-    try server.run()
-    let reader = pipe.fileHandleForReading
+    let server = try ChildProcess.run(
+        try airportsBinary(), ["serve"] + arguments,
+        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, errors: .inherit)
+    guard let pipe = server.output else { throw POSIXError(.EPIPE) }
+    let reader = pipe
     let banner = try await offPool {
         var banner = Data()
         while !banner.contains(UInt8(ascii: "\n")) {

@@ -1,5 +1,6 @@
 import Depot
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing
@@ -18,15 +19,14 @@ struct SQLiteObservationTests {
         var iterator = airports.observe(where: \.country == "PL").makeAsyncIterator()
         #expect(try await iterator.next()?.map(\.icao) == ["EPPO"])
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
-            store.path,
-            "PRAGMA busy_timeout = 5000; INSERT INTO airports (icao, name, country, elevation, lat, lon) "
-                + "VALUES ('EPWA', 'Warsaw Chopin', 'PL', 362, 52.17, 20.97);",
-        ]
-        try process.run()
-        process.waitUntilExit()
+        let process = try ChildProcess.run(
+            URL(fileURLWithPath: binary),
+            [
+                store.path,
+                "PRAGMA busy_timeout = 5000; INSERT INTO airports (icao, name, country, elevation, lat, lon) "
+                    + "VALUES ('EPWA', 'Warsaw Chopin', 'PL', 362, 52.17, 20.97);",
+            ], output: .discard, errors: .discard)
+        try await offPool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
 
         let next = try await iterator.next()

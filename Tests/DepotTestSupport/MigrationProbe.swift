@@ -112,14 +112,8 @@ public func runTestExecutable(
 ) async throws -> (status: Int32, output: String) {
     let binary = try testExecutable(name)
     return try await offPool {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = mergingErrors ? out : FileHandle.nullDevice
-        try process.run()
-        let handle = out.fileHandleForReading
+        let process = try ChildProcess.run(binary, arguments, errors: mergingErrors ? .output : .discard)
+        guard let handle = process.output else { throw POSIXError(.EPIPE) }
         var printed = Data()
         if let marker {
             while !String(decoding: printed, as: UTF8.self).contains(marker) {
