@@ -10,6 +10,9 @@ import Testing
 struct PostgresMacroFixturesConformanceTests {
     @Test("PostgreSQL store passes with fixtures declared by @Entity", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {
-        try await PostgresTestServer.withStore { store in try await check.run(on: store) }
+        try await PostgresTestServer.withStore { store in
+            #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
+            try await check.run(on: store)
+        }
     }
 }

@@ -7,6 +7,8 @@ import Testing
 struct SQLiteMacroFixturesConformanceTests {
     @Test("SQLite file store passes with fixtures declared by @Entity", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {
-        try await check.run(on: try SQLiteStore.temporary())
+        let store = try SQLiteStore.temporary()
+        #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
+        try await check.run(on: store)
     }
 }
