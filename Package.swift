@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotPostgres", targets: ["DepotPostgres"]),
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
+        .library(name: "DepotSync", targets: ["DepotSync"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
         .executable(name: "airports", targets: ["airports"]),
     ],
@@ -84,6 +85,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
             ]),
+        // Offline-first sync of a store with your own API: feeds, an outbox, conflict policies.
+        .target(name: "DepotSync", dependencies: ["Depot", "DepotHTTP"]),
         .target(name: "DepotTesting", dependencies: ["Depot", "DepotSQL"]),
         // The conformance suite again, its fixtures declared with @Entity instead of hand-written
         // schemas (the same source files, linked, compiled with DEPOT_MACRO_FIXTURES): not a product.
@@ -93,7 +96,7 @@ let package = Package(
         .target(
             name: "AirportsExample",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP",
+                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,6 +185,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .testTarget(
+            name: "DepotSyncTests",
+            dependencies: [
+                "DepotSync", "Depot", "DepotHTTP", "DepotSQLite", "DepotTestSupport", "AirportsExample",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "AirportsExampleTests",

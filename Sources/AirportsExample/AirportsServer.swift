@@ -169,6 +169,7 @@ struct AirportsRoutes: Sendable {
         }
         router.get("/dataset") { _, _ in await respond { try await dataset() } }
         router.get("/changes") { request, _ in await respond { try await changes(request) } }
+        addSync(to: router)
         router.get("/health") { _, _ in
             let (status, body) = await health()
             return Self.json(status, (try? Self.encoder.encode(body)) ?? Data())
@@ -267,7 +268,7 @@ struct AirportsRoutes: Sendable {
 
     /// Runs `body` again (up to `attempts` times in all) while it fails because the change log's
     /// next revision was taken by another writer.
-    private func retryingTakenRevision<T>(attempts: Int, _ body: () async throws -> T) async throws -> T {
+    func retryingTakenRevision<T>(attempts: Int, _ body: () async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
@@ -479,12 +480,26 @@ enum AirportPatchBody {
         } catch {
             throw APIProblem.badRequest("the body is not an airport record: \(error)")
         }
+        try check(record, maximumTextLength: maximumTextLength)
+        return record
+    }
+
+    /// Refuses a record whose members break the API's rules: `null` for a required member, empty
+    /// names, texts over the limit, coordinates out of range.
+    static func check(_ record: AirportRecord, maximumTextLength: Int) throws {
+        for name in AirportRecord.requiredMemberNames where record.member(name) == "null" {
+            throw APIProblem.badRequest("'\(name)' cannot be null")
+        }
         for (name, field) in [("name", record.$name), ("country", record.$country)] {
             if case .value(let text) = field, text.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw APIProblem.badRequest("'\(name)' cannot be empty")
             }
         }
-        for case (let name, let text as String) in object.sorted(by: { $0.key < $1.key }) {
+        let texts: [(String, String?)] = [
+            ("iata", record.iata), ("name", record.name), ("city", record.city), ("subd", record.subdivision),
+            ("country", record.country), ("tz", record.timeZone), ("lid", record.localCode),
+        ]
+        for case (let name, let text?) in texts {
             try APIProblem.checkText(text, named: "'\(name)'", maximumLength: maximumTextLength)
         }
         if let latitude = record.latitude, !(-90...90).contains(latitude) {
@@ -493,7 +508,6 @@ enum AirportPatchBody {
         if let longitude = record.longitude, !(-180...180).contains(longitude) {
             throw APIProblem.badRequest("'lon' must be within -180…180, got \(longitude)")
         }
-        return record
     }
 }
 

@@ -127,6 +127,34 @@ public struct Patch<Root: Entity>: Sendable {
         }
     }
 
+    /// The assigned columns and their stored values, in schema order: what a sync layer keeps and
+    /// sends.
+    ///
+    /// ```swift
+    /// Patch<Airport>(key: "ENGM").set(\.iata, "OSL").assignedValues   // [("iata", .text("OSL"))]
+    /// ```
+    public var assignedValues: [(column: String, value: StoredValue)] {
+        assignments.sorted { $0.column < $1.column }.map { (Root.schema.columns[$0.column].name, $0.value) }
+    }
+
+    /// A patch of the row with primary key `key` (in key order) assigning stored values by column
+    /// name: how a sync layer rebuilds a patch it kept as values.
+    ///
+    /// A name that is not a column of the schema fails the patch when it is applied
+    /// (`DepotError` of kind `.invalidQuery`, naming it).
+    public init(key: [StoredValue], values: some Sequence<(column: String, value: StoredValue)>) {
+        self.key = key
+        let schema = Root.schema
+        for (column, value) in values {
+            guard let index = schema.columns.firstIndex(where: { $0.name == column }) else {
+                problems.append((.invalidQuery, "\(Root.self) has no column '\(column)' (table \(schema.tableName))"))
+                continue
+            }
+            assignments.removeAll { $0.column == index }
+            assignments.append((index, value))
+        }
+    }
+
     /// This patch with `later`'s assignments applied on top, column by column.
     func merged(with later: Patch) -> Patch {
         var copy = self

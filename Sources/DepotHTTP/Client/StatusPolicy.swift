@@ -53,8 +53,20 @@ public struct StatusPolicy: Sendable {
         return nil
     }
 
-    /// The error for `response` to `endpoint`.
-    func error(for response: TransportResponse, endpoint: String) -> HTTPError {
+    /// The error for `response` to `endpoint` (`METHOD /path`): what the client throws for a
+    /// status the endpoint does not accept, and what a ``ResponseDecoder`` that accepts more
+    /// statuses throws for the ones it does not decode.
+    ///
+    /// ```swift
+    /// ResponseDecoder<PushResult<Note>> { response, decoder in
+    ///     switch response.status {
+    ///     case 200..<300: return .applied
+    ///     case 409: return .conflict(try decoder.decode(NoteConflict.self, from: response.body).remote)
+    ///     default: throw StatusPolicy().error(for: response, endpoint: "POST /notes/7/changes")
+    ///     }
+    /// }
+    /// ```
+    public func error(for response: TransportResponse, endpoint: String) -> HTTPError {
         HTTPError(
             kind(for: response.status), endpoint: endpoint, status: response.status,
             serverMessage: serverMessage(in: response.body), bodyExcerpt: HTTPError.excerpt(of: response.body))

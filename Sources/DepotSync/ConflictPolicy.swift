@@ -1,0 +1,87 @@
+import Depot
+import Foundation
+
+/// A pushed edit the server refused because the row changed there since the edit's base: the three
+/// versions a policy chooses from.
+public struct Conflict<Root: Entity>: Sendable {
+    /// The row as it was before the local edit; `nil` when the edit created it.
+    public let base: Root?
+    /// The row as the local edit made it (the base with the edit's changes).
+    public let local: Root
+    /// The row as the server holds it now.
+    public let remote: Root
+    /// The columns the local edit changed.
+    public let changedColumns: [String]
+    /// When the local edit was made.
+    public let localEditedAt: Date
+    /// When the server last wrote each field, by column name (where the server keeps it).
+    public let remoteFieldTimes: [String: Date]
+
+    /// The remote row with the local edit's values in `columns` (all changed columns by default).
+    ///
+    /// - Throws: ``DepotError`` when a value cannot be decoded back into the entity.
+    public func remote(withLocal columns: [String]? = nil) throws -> Root {
+        let schema = Root.schema
+        var values = schema.values(of: remote)
+        let localValues = schema.values(of: local)
+        let chosen = Set(columns ?? changedColumns)
+        for (index, column) in schema.columns.enumerated() where chosen.contains(column.name) {
+            values[index] = localValues[index]
+        }
+        return try schema.decode(values)
+    }
+}
+
+/// What a synced entity does when a pushed edit conflicts with the server's row, declared per
+/// entity. The row it chooses is pushed (when it differs from the server's) and stored locally,
+/// so every replica ends with it.
+///
+/// ```swift
+/// .entity(Note.self, feed: NotesFeed(), push: NotesPush(), conflicts: .lastWriterWins)
+/// .entity(Counter.self, feed: CountersFeed(), push: CountersPush(), conflicts: .merge { conflict in
+///     var merged = conflict.remote           // both sides' increments since the base
+///     merged.count += conflict.local.count - (conflict.base?.count ?? 0)
+///     return merged
+/// })
+/// ```
+public struct ConflictPolicy<Root: Entity>: Sendable {
+    let resolve: @Sendable (Conflict<Root>) throws -> Root
+    /// A short name for logs and status ("server wins", …).
+    public let name: String
+
+    /// A policy from a function choosing the row every replica ends with.
+    public init(name: String, resolve: @escaping @Sendable (Conflict<Root>) throws -> Root) {
+        self.name = name
+        self.resolve = resolve
+    }
+
+    /// The server's row stands; the local edit is dropped.
+    public static var serverWins: ConflictPolicy {
+        ConflictPolicy(name: "server wins") { $0.remote }
+    }
+
+    /// The local edit's fields are pushed again over the server's row; fields it did not change
+    /// keep the server's values.
+    public static var clientWins: ConflictPolicy {
+        ConflictPolicy(name: "client wins") { try $0.remote(withLocal: nil) }
+    }
+
+    /// Field by field, the later write wins: a field the local edit changed keeps the local value
+    /// unless the server wrote that field after the edit was made (``Conflict/remoteFieldTimes``;
+    /// a field without a time counts as written never). Ties go to the server.
+    public static var lastWriterWins: ConflictPolicy {
+        ConflictPolicy(name: "last writer wins") { conflict in
+            let local = conflict.changedColumns.filter { column in
+                guard let remoteTime = conflict.remoteFieldTimes[column] else { return true }
+                return conflict.localEditedAt > remoteTime
+            }
+            return try conflict.remote(withLocal: local)
+        }
+    }
+
+    /// A three-way merge of your own: given the base, the local and the remote row, the row every
+    /// replica ends with.
+    public static func merge(_ body: @escaping @Sendable (Conflict<Root>) throws -> Root) -> ConflictPolicy {
+        ConflictPolicy(name: "merge", resolve: body)
+    }
+}

@@ -1,0 +1,392 @@
+import Depot
+import DepotHTTP
+import Foundation
+import Synchronization
+
+/// Keeps a local store and your API in step, offline first: local edits of synced entities go to
+/// an outbox in the same transaction and are pushed in order; each entity's change feed is pulled
+/// from a cursor stored with the rows it brought.
+///
+/// ```swift
+/// let engine = SyncEngine(store: store, client: APIClient(baseURL: api), entities: [
+///     .entity(Airport.self, feed: AirportsFeed(), push: AirportsPush(), conflicts: .lastWriterWins)
+/// ])
+/// let airports = engine.store.repository(Airport.self)     // the ordinary repository API
+/// try await airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo Gardermoen")])
+/// // offline: the edit is stored and waits in the outbox
+/// let report = try await engine.sync()                     // push the outbox, then pull the feeds
+/// ```
+///
+/// One sync runs at a time (a second call waits for the first). A sync that fails (the network,
+/// a 5xx after the client's retries) throws after keeping everything it got: pushed edits are out
+/// of the outbox, pulled pages and their cursor are stored; the next sync goes on from there.
+public final class SyncEngine: Sendable {
+    /// The store to read and write through: writes to synced entities are recorded in the outbox.
+    public let store: SyncedStore
+    /// The client that talks to the API.
+    public let client: APIClient
+    let entities: [String: any SyncedEntityBox]
+    let order: [any SyncedEntityBox]
+    let clock: @Sendable () -> Date
+    let lock = AsyncLock()
+    let state = Mutex(EngineState())
+
+    struct EngineState {
+        var isSyncing = false
+        var lastPull: Date?
+        var lastPush: Date?
+        var lastError: String?
+        var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
+    }
+
+    /// An engine syncing `entities` between `store` and the API `client` talks to.
+    ///
+    /// - Parameter clock: The local clock (edit times, pull times); the system's by default.
+    public init(
+        store: any Store, client: APIClient, entities: [SyncedEntity],
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        let boxes = entities.map(\.box)
+        self.order = boxes
+        self.entities = Dictionary(boxes.map { ($0.table.name, $0) }) { first, _ in first }
+        self.client = client
+        self.clock = clock
+        self.store = SyncedStore(base: store, synced: Set(boxes.map(\.table.name)), clock: clock)
+    }
+
+    /// The store underneath: writes through it are not recorded (what the engine itself uses).
+    public var base: any Store { store.base }
+
+    // MARK: - Sync
+
+    /// Pushes the outbox, then pulls every feed.
+    ///
+    /// - Returns: What was pushed, resolved, rejected and pulled.
+    /// - Throws: The first error that stopped the push or a pull (an ``HTTPError`` of the network
+    ///   or the server, a ``DepotError`` of the store); what was done before it stays done.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        try await running {
+            var report = SyncReport()
+            try await pushOutbox(into: &report)
+            for entity in order { try await pull(entity, into: &report) }
+            return report
+        }
+    }
+
+    /// Pushes the outbox only.
+    @discardableResult
+    public func push() async throws -> SyncReport {
+        try await running {
+            var report = SyncReport()
+            try await pushOutbox(into: &report)
+            return report
+        }
+    }
+
+    /// Pulls every feed only.
+    @discardableResult
+    public func pull() async throws -> SyncReport {
+        try await running {
+            var report = SyncReport()
+            for entity in order { try await pull(entity, into: &report) }
+            return report
+        }
+    }
+
+    private func running(_ body: () async throws -> SyncReport) async throws -> SyncReport {
+        try await lock.withLock {
+            update { $0.isSyncing = true }
+            do {
+                let report = try await body()
+                update {
+                    $0.isSyncing = false
+                    $0.lastError = nil
+                }
+                return report
+            } catch {
+                update {
+                    $0.isSyncing = false
+                    $0.lastError = "\(error)"
+                }
+                throw error
+            }
+        }
+    }
+
+    // MARK: - Pull
+
+    private func pull(_ entity: any SyncedEntityBox, into report: inout SyncReport) async throws {
+        var expiredOnce = false
+        while true {
+            let stored = try await base.repository(FeedCursor.self).find(entity.feedName)
+            let cursor = stored?.cursor
+            let page = try await entity.fetchPage(after: cursor, client: client)
+            report.requests += 1
+            if page.isExpired {
+                guard !expiredOnce, cursor != nil else {
+                    throw DepotError(
+                        .mappingFailed,
+                        "the feed \(entity.feedName) answered that its cursor expired when asked from the start",
+                        table: entity.table.name)
+                }
+                expiredOnce = true
+                report.fullCopies += 1
+                try await base.write { tx in
+                    try await tx.repository(FeedCursor.self).upsert(
+                        FeedCursor(
+                            feed: entity.feedName, cursor: nil, copyMode: FeedCursor.noCopy, pulledAt: stored?.pulledAt)
+                    )
+                }
+                continue
+            }
+            let now = clock()
+            let feed = entity.feedName
+            let table = entity.table
+            try await base.transaction { writer in
+                let tx = Transaction(writer: writer)
+                var mode = stored?.copyMode ?? FeedCursor.noCopy
+                if cursor == nil, mode == FeedCursor.noCopy {
+                    // A full copy begins: into an empty table nothing can be left over to remove.
+                    let empty = try await writer.count(SelectQuery(table: table, limit: 1)) == 0
+                    mode = empty ? FeedCursor.copyIntoEmpty : FeedCursor.copyTrackingKeys
+                    _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
+                }
+                try await entity.store(page, in: writer)
+                if mode == FeedCursor.copyTrackingKeys, !page.keys.isEmpty {
+                    try await tx.repository(SeenKey.self).upsert(
+                        try page.keys.map { SeenKey(feed: feed, key: try SyncJSON.keyText($0)) })
+                }
+                if !page.hasMore, mode != FeedCursor.noCopy {
+                    if mode == FeedCursor.copyTrackingKeys {
+                        try await removeUndelivered(entity, feed: feed, in: writer)
+                    }
+                    mode = FeedCursor.noCopy
+                }
+                // Local edits not pushed yet stay visible over what the server sent.
+                try await reapplyPending(entity, keys: page.keys + page.deletions, in: writer)
+                try await tx.repository(FeedCursor.self).upsert(
+                    FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
+            }
+            report.pulledRows += page.keys.count
+            report.pulledDeletions += page.deletions.count
+            update { $0.lastPull = now }
+            guard page.hasMore else { return }
+        }
+    }
+
+    /// At the end of a full copy: removes rows the copy did not deliver (unless a local edit of
+    /// them waits to be pushed).
+    private func removeUndelivered(_ entity: any SyncedEntityBox, feed: String, in writer: any StoreWriter)
+        async throws
+    {
+        let tx = Transaction(writer: writer)
+        let seen = Set(try await tx.repository(SeenKey.self).fetch(where: \.feed == feed).map(\.key))
+        let tableName = entity.table.name
+        let pending = Set(try await tx.repository(OutboxEntry.self).fetch(where: \.table == tableName).map(\.key))
+        let stored = try await RowReads.rows(of: entity.table, where: nil, in: writer)
+        let stale = try stored.filter { !seen.contains($0.key) && !pending.contains($0.key) }
+            .map { try SyncJSON.key($0.key) }
+        try await RowReads.remove(from: entity.table, keys: stale, in: writer)
+        _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
+    }
+
+    /// Applies the outbox's waiting edits of `keys` again, in order, over what a pull stored.
+    private func reapplyPending(_ entity: any SyncedEntityBox, keys: [[StoredValue]], in writer: any StoreWriter)
+        async throws
+    {
+        guard !keys.isEmpty else { return }
+        let tableName = entity.table.name
+        let entries = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
+            where: \.table == tableName, orderBy: [.ascending(\.sequence)])
+        guard !entries.isEmpty else { return }
+        let touched = Set(try keys.map { try SyncJSON.keyText($0) })
+        for entry in entries where touched.contains(entry.key) {
+            try await reapply(entry, entity: entity, in: writer)
+        }
+    }
+
+    /// Writes `entry`'s edit to the local row again (without recording it).
+    func reapply(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
+        let key = try SyncJSON.key(entry.key)
+        if entry.operation == OutboxEntry.delete {
+            try await RowReads.remove(from: entity.table, keys: [key], in: writer)
+            return
+        }
+        let changes = try SyncJSON.values(entry.changes)
+        guard !changes.isEmpty else { return }
+        do {
+            try await writer.savepoint { inner in try await entity.apply(values: changes, key: key, in: inner) }
+        } catch let error as DepotError where error.kind == .missingColumns {
+            // The row is gone on the server and the edit is partial: nothing to show it on.
+        }
+    }
+
+    // MARK: - Push
+
+    private func pushOutbox(into report: inout SyncReport) async throws {
+        var blocked = Set<String>()
+        var rounds: [Int: Int] = [:]
+        var after = 0
+        while true {
+            let batch = try await base.repository(OutboxEntry.self).fetch(
+                where: \.sequence > after, orderBy: [.ascending(\.sequence)], limit: 100)
+            guard !batch.isEmpty else { break }
+            for entry in batch {
+                after = max(after, entry.sequence)
+                let blockKey = entry.table + "|" + entry.key
+                if entry.rejection != nil || blocked.contains(blockKey) {
+                    blocked.insert(blockKey)
+                    continue
+                }
+                guard let entity = entities[entry.table] else {
+                    throw DepotError(
+                        .invalidQuery,
+                        "the outbox holds a change of \(entry.table), which this engine does not sync: "
+                            + "declare it in SyncEngine(entities:)", table: entry.table)
+                }
+                var current = entry
+                while true {
+                    let outcome: ErasedPushResult
+                    do {
+                        outcome = try await entity.push(current, client: client)
+                        report.requests += 1
+                    } catch let error as HTTPError where Self.isRejection(error) {
+                        report.requests += 1
+                        report.rejected += 1
+                        blocked.insert(blockKey)
+                        let rejection = SyncRejection(
+                            status: error.status ?? 0, message: error.serverMessage ?? error.detail,
+                            endpoint: error.endpoint)
+                        var rejected = current
+                        rejected.rejection = try rejection.jsonText()
+                        try await base.repository(OutboxEntry.self).upsert(rejected)
+                        break
+                    } catch {
+                        var failed = current
+                        failed.attempts += 1
+                        try? await base.repository(OutboxEntry.self).upsert(failed)
+                        throw error
+                    }
+                    switch outcome {
+                    case .applied:
+                        _ = try await base.repository(OutboxEntry.self).remove(current.sequence)
+                        report.pushed += 1
+                        update { $0.lastPush = self.clock() }
+                    case .conflict(let remote):
+                        report.conflicts += 1
+                        let round = rounds[current.sequence, default: 0] + 1
+                        rounds[current.sequence] = round
+                        guard round <= 5 else {
+                            throw DepotError(
+                                .constraintViolation,
+                                "change \(current.sequence) of \(current.table) \(current.key) still conflicts "
+                                    + "after 5 resolutions: the row keeps changing on the server",
+                                table: current.table)
+                        }
+                        guard let next = try await resolve(current, remote: remote, entity: entity) else {
+                            report.resolvedByServer += 1
+                            break
+                        }
+                        current = next
+                        continue
+                    }
+                    break
+                }
+            }
+        }
+    }
+
+    /// Stores the row the entity's policy chooses and returns the entry to push it with (`nil`
+    /// when the server's row stands as it is).
+    private func resolve(_ entry: OutboxEntry, remote: ErasedRemote, entity: any SyncedEntityBox) async throws
+        -> OutboxEntry?
+    {
+        let table = entity.table
+        let columns = table.columns.map(\.name)
+        let chosen: [StoredValue]
+        if entry.operation == OutboxEntry.delete {
+            chosen = entity.policyName == ConflictPolicy<OutboxEntry>.serverWins.name ? remote.values : []
+        } else {
+            chosen = try entity.resolve(entry, remote: remote)
+        }
+        let keyColumns = Set(table.primaryKey)
+        var changes: [String: StoredValue] = [:]
+        if !chosen.isEmpty {
+            for (index, name) in columns.enumerated() where !keyColumns.contains(name) {
+                if !RowReads.same(chosen[index], remote.values[index]) { changes[name] = chosen[index] }
+            }
+        }
+        let remoteValues = Dictionary(uniqueKeysWithValues: zip(columns, remote.values))
+        let deletes = entry.operation == OutboxEntry.delete && chosen.isEmpty
+        let next: OutboxEntry? =
+            deletes || !changes.isEmpty
+            ? OutboxEntry(
+                sequence: entry.sequence, table: entry.table, key: entry.key, operation: entry.operation,
+                changes: try SyncJSON.valuesText(changes), base: try SyncJSON.valuesText(remoteValues),
+                editedAt: entry.editedAt, idempotencyKey: UUID().uuidString, attempts: entry.attempts,
+                rejection: nil)
+            : nil
+        try await base.transaction { writer in
+            let outbox = Transaction(writer: writer).repository(OutboxEntry.self)
+            if let next {
+                try await outbox.upsert(next)
+            } else {
+                _ = try await outbox.remove(entry.sequence)
+            }
+            // The local row becomes the chosen one, then later local edits of it go on top.
+            let key = try SyncJSON.key(entry.key)
+            if chosen.isEmpty {
+                try await RowReads.remove(from: table, keys: [key], in: writer)
+            } else {
+                try await entity.apply(
+                    values: Dictionary(uniqueKeysWithValues: zip(columns, chosen)), key: key, in: writer)
+            }
+            let later = try await outbox.fetch(
+                where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
+                orderBy: [.ascending(\.sequence)])
+            for laterEntry in later { try await self.reapply(laterEntry, entity: entity, in: writer) }
+        }
+        return next
+    }
+
+    /// Whether `error` is the server refusing the change itself (a 4xx other than 408 and 429):
+    /// kept, not retried.
+    static func isRejection(_ error: HTTPError) -> Bool {
+        guard let status = error.status else { return false }
+        return (400..<500).contains(status) && status != 408 && status != 429
+    }
+
+    // MARK: - State
+
+    func update(_ change: (inout EngineState) -> Void) {
+        let listeners = state.withLock { state in
+            change(&state)
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.yield() }
+    }
+}
+
+/// What one ``SyncEngine/sync()`` did.
+public struct SyncReport: Sendable, Equatable {
+    /// HTTP requests sent (pages and pushes; retries inside the client not counted).
+    public var requests = 0
+    /// Local edits the server applied.
+    public var pushed = 0
+    /// Pushes the server answered with a conflict.
+    public var conflicts = 0
+    /// Conflicts whose resolution kept the server's row as it was (nothing pushed again).
+    public var resolvedByServer = 0
+    /// Edits the server refused (kept as ``RejectedChange``s).
+    public var rejected = 0
+    /// Rows (whole or partial) the feeds brought.
+    public var pulledRows = 0
+    /// Deletions the feeds brought.
+    public var pulledDeletions = 0
+    /// Full copies started because a cursor had expired.
+    public var fullCopies = 0
+
+    /// An empty report.
+    public init() {}
+}

@@ -1,0 +1,139 @@
+import Depot
+import DepotHTTP
+import Foundation
+
+/// One entity that syncs: its feed, how its edits are pushed and its conflict policy.
+///
+/// ```swift
+/// let engine = SyncEngine(store: store, client: client, entities: [
+///     .entity(Airport.self, feed: AirportsFeed(), push: AirportsPush(), conflicts: .lastWriterWins)
+/// ])
+/// ```
+public struct SyncedEntity: Sendable {
+    let box: any SyncedEntityBox
+
+    /// `Root` synced: pulled through `feed`, its local edits pushed through `push`, conflicts
+    /// resolved by `conflicts` (the server's row wins by default).
+    public static func entity<Root: Entity, Feed: SyncFeed, Push: SyncPush>(
+        _ type: Root.Type, feed: Feed, push: Push, conflicts: ConflictPolicy<Root> = .serverWins
+    ) -> SyncedEntity where Feed.Root == Root, Push.Root == Root {
+        SyncedEntity(box: TypedSyncedEntity(feed: feed, push: push, conflicts: conflicts))
+    }
+
+    /// The entity's table.
+    public var tableName: String { box.table.name }
+}
+
+/// What the engine needs of a synced entity, its types erased.
+protocol SyncedEntityBox: Sendable {
+    var table: TableDescription { get }
+    var feedName: String { get }
+    var policyName: String { get }
+    /// Sends the request for the page after `cursor` and reads it.
+    func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage
+    /// Stores a page's changes and deletions through `tx` (no outbox recording).
+    func store(_ page: ErasedPage, in writer: any StoreWriter) async throws
+    /// Pushes one outbox entry.
+    func push(_ entry: OutboxEntry, client: APIClient) async throws -> ErasedPushResult
+    /// The row the conflict policy chooses, as stored values in column order.
+    func resolve(_ entry: OutboxEntry, remote: ErasedRemote) throws -> [StoredValue]
+    /// Applies stored values to the row with `key` (an update of existing rows only when the
+    /// values lack required columns).
+    func apply(values: [String: StoredValue], key: [StoredValue], in writer: any StoreWriter) async throws
+}
+
+struct ErasedPage: Sendable {
+    var patches: any Sendable
+    var keys: [[StoredValue]]
+    var deletions: [[StoredValue]]
+    var cursor: String?
+    var hasMore: Bool
+    var isExpired: Bool
+}
+
+struct ErasedRemote: Sendable {
+    var values: [StoredValue]
+    var fieldTimes: [String: Date]
+}
+
+enum ErasedPushResult: Sendable {
+    case applied
+    case conflict(ErasedRemote)
+}
+
+struct TypedSyncedEntity<Root: Entity, Feed: SyncFeed, Push: SyncPush>: SyncedEntityBox
+where Feed.Root == Root, Push.Root == Root {
+    let feed: Feed
+    let push: Push
+    let conflicts: ConflictPolicy<Root>
+
+    var table: TableDescription { Root.schema.table }
+    var feedName: String { feed.name }
+    var policyName: String { conflicts.name }
+
+    func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage {
+        let response = try await client.send(feed.request(after: cursor))
+        let page = try feed.page(from: response)
+        return ErasedPage(
+            patches: page.changes, keys: page.changes.map(\.key), deletions: page.deletions, cursor: page.cursor,
+            hasMore: page.hasMore, isExpired: page.isExpired)
+    }
+
+    func store(_ page: ErasedPage, in writer: any StoreWriter) async throws {
+        if let patches = page.patches as? [Patch<Root>], !patches.isEmpty {
+            try await Transaction(writer: writer).repository(Root.self).apply(patches)
+        }
+        try await RowReads.remove(from: Root.schema.table, keys: page.deletions, in: writer)
+    }
+
+    func push(_ entry: OutboxEntry, client: APIClient) async throws -> ErasedPushResult {
+        let change = try OutgoingChange<Root>(entry)
+        switch try await client.send(try push.request(for: change)) {
+        case .applied: return .applied
+        case .conflict(let remote):
+            return .conflict(ErasedRemote(values: Root.schema.values(of: remote.row), fieldTimes: remote.fieldTimes))
+        }
+    }
+
+    func resolve(_ entry: OutboxEntry, remote: ErasedRemote) throws -> [StoredValue] {
+        let schema = Root.schema
+        let change = try OutgoingChange<Root>(entry)
+        let remoteRow = try schema.decode(remote.values)
+        let base = try change.baseValues.map { values in
+            try schema.decode(schema.columns.map { values[$0.name] ?? .null })
+        }
+        var localValues = schema.values(of: base ?? remoteRow)
+        for (index, column) in schema.columns.enumerated() {
+            if let value = change.changes[column.name] { localValues[index] = value }
+        }
+        let conflict = Conflict(
+            base: base, local: try schema.decode(localValues), remote: remoteRow,
+            changedColumns: change.changedColumns, localEditedAt: entry.editedAt,
+            remoteFieldTimes: remote.fieldTimes)
+        return schema.values(of: try conflicts.resolve(conflict))
+    }
+
+    func apply(values: [String: StoredValue], key: [StoredValue], in writer: any StoreWriter) async throws {
+        try await Transaction(writer: writer).repository(Root.self).apply([
+            Patch<Root>(key: key, values: values.map { ($0.key, $0.value) })
+        ])
+    }
+}
+
+extension OutgoingChange {
+    init(_ entry: OutboxEntry) throws {
+        do {
+            self.init(
+                key: try SyncJSON.key(entry.key),
+                operation: entry.operation == OutboxEntry.delete ? .delete : .set,
+                changes: try SyncJSON.values(entry.changes), baseValues: try entry.base.map(SyncJSON.values),
+                editedAt: entry.editedAt, idempotencyKey: entry.idempotencyKey, sequence: entry.sequence)
+        } catch let error as DepotError {
+            throw error
+        } catch {
+            throw DepotError(
+                .decodingFailed, "outbox entry \(entry.sequence) of \(entry.table) cannot be read: \(error)",
+                table: OutboxEntry.schema.tableName)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import AirportsExample
+import Depot
+import DepotHTTP
+import DepotSQLite
+import DepotSync
+import DepotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The bundled airports of a few countries (Norway, Iceland, Denmark by default): enough rows for
+/// several feed pages, quick to import in a debug build.
+func someAirports(_ countries: Set<String> = ["NO", "IS", "DK"]) throws -> [Airport] {
+    let url = try #require(AirportsCSV.bundledURL)
+    let text = try String(contentsOf: url, encoding: .utf8)
+    return try AirportsCSV.parse(text, file: url.lastPathComponent).filter { countries.contains($0.country) }
+}
+
+/// An airports API over a fresh SQLite store holding `airports`, on 127.0.0.1; stopped after `body`.
+func withSyncServer(
+    _ airports: [Airport]? = nil, limits: AirportsServer.Limits = AirportsServer.Limits(),
+    _ body: (AirportsServer, SQLiteStore) async throws -> Void
+) async throws {
+    let store = try SQLiteStore.temporary()
+    try await store.repository(Airport.self).insert(try airports ?? someAirports())
+    let server = try await AirportsServer.start(store: store, limits: limits)
+    try await withCleanup {
+        try await body(server, store)
+    } cleanup: {
+        await server.stop()
+    }
+}
+
+/// A clock a test moves by hand: edit times for last-writer-wins without sleeping.
+final class TestClock: Sendable {
+    private let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+
+    /// The time now.
+    func date() -> Date { now.withLock { $0 } }
+
+    /// Moves the clock on.
+    func advance(_ seconds: Double = 1) { now.withLock { $0 += seconds } }
+
+    var function: @Sendable () -> Date { { [self] in self.date() } }
+}
+
+/// A client replica: its own SQLite store and engine.
+struct Replica {
+    let store: SQLiteStore
+    let engine: SyncEngine
+
+    init(
+        server: AirportsServer, conflicts: ConflictPolicy<Airport> = .lastWriterWins, clock: TestClock,
+        pageSize: Int = 100, transport: (any Transport)? = nil
+    ) throws {
+        store = try SQLiteStore.temporary()
+        let client =
+            transport.map { APIClient(baseURL: server.baseURL, transport: $0) } ?? APIClient(baseURL: server.baseURL)
+        engine = SyncEngine.airports(
+            store: store, client: client, conflicts: conflicts, pageSize: pageSize, clock: clock.function)
+    }
+
+    var airports: Repository<Airport> { engine.store.repository(Airport.self) }
+
+    func all() async throws -> [Airport] {
+        try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+    }
+}
+
+func serverAirports(_ store: SQLiteStore) async throws -> [Airport] {
+    try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+}

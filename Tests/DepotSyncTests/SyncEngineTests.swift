@@ -1,0 +1,247 @@
+import AirportsExample
+import Depot
+import DepotHTTP
+import DepotSQLite
+import DepotSync
+import Foundation
+import Testing
+
+@Suite("SyncEngine against the airports API", .timeLimit(.minutes(10)))
+struct SyncEngineTests {
+    @Test("a first sync copies every airport page by page; the next brings only what changed")
+    func copyThenChanges() async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let replica = try Replica(server: server, clock: clock, pageSize: 40)
+            let first = try await replica.engine.sync()
+            let count = try await serverStore.repository(Airport.self).count()
+            #expect(first.pulledRows == count)
+            #expect(try await replica.all() == serverAirports(serverStore))
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+
+            // A change made on the server by another client arrives in one request.
+            _ = try await RawPush.patch(server, "ENGM", #"{"name": "Gardermoen"}"#)
+            let next = try await replica.engine.sync()
+            #expect(next.requests == 1)
+            #expect(next.pulledRows == 1)
+            #expect(try await replica.store.repository(Airport.self).find("ENGM")?.name == "Gardermoen")
+            #expect(try await replica.all() == serverAirports(serverStore))
+        }
+    }
+
+    @Test("an edit through the ordinary repository is stored at once, waits in the outbox, and is pushed once")
+    func offlineEditIsPushed() async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let replica = try Replica(server: server, clock: clock)
+            try await replica.engine.sync()
+            let updated = try await replica.airports.update(
+                where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo Gardermoen"), .set(\.iata, to: nil)])
+            #expect(updated == 1)
+            #expect(try await replica.store.repository(Airport.self).find("ENGM")?.name == "Oslo Gardermoen")
+            let pending = try await replica.engine.pendingChanges()
+            #expect(pending.count == 1)
+            #expect(pending.first?.changes == ["name": .text("Oslo Gardermoen"), "iata": .null])
+            #expect(try await replica.engine.pendingKeys(Airport.self, as: String.self) == ["ENGM"])
+            #expect(try await serverStore.repository(Airport.self).find("ENGM")?.name != "Oslo Gardermoen")
+
+            let report = try await replica.engine.sync()
+            #expect(report.pushed == 1)
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+            let onServer = try await serverStore.repository(Airport.self).find("ENGM")
+            #expect(onServer?.name == "Oslo Gardermoen")
+            #expect(onServer?.iata == nil)
+            #expect(onServer?.city == "Oslo")
+            #expect(try await replica.all() == serverAirports(serverStore))
+        }
+    }
+
+    @Test("a write that changes nothing records nothing; a failing batch records nothing")
+    func outboxRecordsOnlyChanges() async throws {
+        try await withSyncServer { server, _ in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            let engm = try #require(try await replica.airports.find("ENGM"))
+            try await replica.airports.upsert(engm)
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+            var edited = engm
+            edited.name = "Renamed"
+            let renamed = edited
+            await #expect(throws: DepotError.self) {
+                try await replica.engine.store.write { tx in
+                    try await tx.repository(Airport.self).upsert(renamed)
+                    try await tx.repository(Airport.self).insert(engm)  // the key exists: the whole write fails
+                }
+            }
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+            #expect(try await replica.airports.find("ENGM")?.name == engm.name)
+        }
+    }
+
+    @Test("two replicas editing different fields of one airport offline both land, and all three converge")
+    func differentFieldsMerge() async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let a = try Replica(server: server, clock: clock)
+            let b = try Replica(server: server, clock: clock)
+            try await a.engine.sync()
+            try await b.engine.sync()
+            try await a.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "A's name")])
+            try await b.airports.update(where: \.icao == "ENGM", set: [.set(\.city, to: "B's city")])
+            try await a.engine.sync()
+            let report = try await b.engine.sync()
+            #expect(report.conflicts == 0)
+            try await a.engine.sync()
+            let engm = try await serverStore.repository(Airport.self).find("ENGM")
+            #expect(engm?.name == "A's name")
+            #expect(engm?.city == "B's city")
+            #expect(try await a.all() == serverAirports(serverStore))
+            #expect(try await b.all() == serverAirports(serverStore))
+        }
+    }
+
+    @Test(
+        "the same field edited on two replicas: each policy's row is what every replica ends with",
+        arguments: ["server wins", "client wins", "last writer wins", "merge"])
+    func conflictPolicies(policy: String) async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let conflicts: ConflictPolicy<Airport> =
+                switch policy {
+                case "server wins": .serverWins
+                case "client wins": .clientWins
+                case "last writer wins": .lastWriterWins
+                default:
+                    .merge { conflict in
+                        var merged = conflict.remote
+                        merged.name = [conflict.base?.name ?? "", conflict.remote.name, conflict.local.name].joined(
+                            separator: " / ")
+                        return merged
+                    }
+                }
+            let a = try Replica(server: server, conflicts: conflicts, clock: clock)
+            let b = try Replica(server: server, conflicts: conflicts, clock: clock)
+            try await a.engine.sync()
+            try await b.engine.sync()
+            let original = try #require(try await a.airports.find("ENGM")).name
+            // B edits first (earlier clock), A later; A pushes first.
+            try await b.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "B")])
+            clock.advance(10)
+            try await a.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "A")])
+            try await a.engine.sync()
+            let report = try await b.engine.sync()
+            #expect(report.conflicts == 1)
+            try await a.engine.sync()
+            let expected: String =
+                switch policy {
+                case "server wins": "A"  // A's push reached the server first
+                case "client wins": "B"  // the pusher that met the conflict insists
+                case "last writer wins": "A"  // A's edit is later than B's
+                default: "\(original) / A / B"
+                }
+            let name = try await serverStore.repository(Airport.self).find("ENGM")?.name
+            #expect(name == expected)
+            #expect(try await a.all() == serverAirports(serverStore))
+            #expect(try await b.all() == serverAirports(serverStore))
+            #expect(try await b.engine.pendingChanges().isEmpty)
+        }
+    }
+
+    @Test("a local delete is pushed and reaches the other replica as a tombstone")
+    func deletionsTravel() async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let a = try Replica(server: server, clock: clock)
+            let b = try Replica(server: server, clock: clock)
+            try await a.engine.sync()
+            try await b.engine.sync()
+            #expect(try await a.airports.remove("ENZV"))
+            #expect(try await a.engine.pendingChanges().first?.isDelete == true)
+            try await a.engine.sync()
+            #expect(try await serverStore.repository(Airport.self).find("ENZV") == nil)
+            let report = try await b.engine.sync()
+            #expect(report.pulledDeletions == 1)
+            #expect(try await b.airports.find("ENZV") == nil)
+            #expect(try await b.all() == serverAirports(serverStore))
+        }
+    }
+
+    @Test("a change the server refuses is kept as a typed rejection; discard restores, rebase pushes the fix")
+    func rejections() async throws {
+        try await withSyncServer { server, serverStore in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            let original = try #require(try await replica.airports.find("ENGM"))
+            let tooLong = String(repeating: "x", count: 500)
+            try await replica.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: tooLong)])
+            try await replica.airports.update(where: \.icao == "ENBR", set: [.set(\.city, to: "Bergen!")])
+            let report = try await replica.engine.sync()
+            #expect(report.rejected == 1)
+            #expect(report.pushed == 1)  // the other row's edit is not held back
+            let rejected = try await replica.engine.rejectedChanges()
+            #expect(rejected.count == 1)
+            let rejection = try #require(rejected.first?.rejection)
+            #expect(rejection.status == 400)
+            #expect(rejection.message.contains("'name'"))
+            #expect(try await replica.engine.status().rejectedChanges == 1)
+            // Not retried forever: the next sync leaves it as it is.
+            #expect(try await replica.engine.sync().requests == 1)
+            #expect(try await replica.engine.rejectedChanges().count == 1)
+
+            let change = try #require(rejected.first)
+            try await replica.engine.rebase(change, onto: Patch<Airport>(key: "ENGM").set(\.name, "Oslo lufthavn"))
+            #expect(try await replica.airports.find("ENGM")?.name == "Oslo lufthavn")
+            try await replica.engine.sync()
+            #expect(try await serverStore.repository(Airport.self).find("ENGM")?.name == "Oslo lufthavn")
+
+            try await replica.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: tooLong)])
+            try await replica.engine.sync()
+            let again = try #require(try await replica.engine.rejectedChanges().first)
+            try await replica.engine.discard(again)
+            #expect(try await replica.airports.find("ENGM")?.name == "Oslo lufthavn")
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+            _ = original
+        }
+    }
+
+    @Test("a cursor the server no longer reaches starts a full copy that removes rows it did not deliver")
+    func expiredCursorCopiesAgain() async throws {
+        var limits = AirportsServer.Limits()
+        limits.changeLogLength = 3
+        try await withSyncServer(limits: limits) { server, serverStore in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            // A row the server never had (written under the engine), and five server changes: the
+            // log keeps three, so the replica's cursor has expired.
+            try await replica.engine.base.repository(Airport.self).insert(
+                Airport(
+                    icao: "ZZZZ", iata: nil, name: "Nowhere", city: nil, subdivision: nil, country: "NO",
+                    elevation: 0, latitude: 0, longitude: 0, timeZone: nil, localCode: nil))
+            for index in 0..<5 { _ = try await RawPush.patch(server, "ENGM", #"{"name": "Name \#(index)"}"#) }
+            let report = try await replica.engine.sync()
+            #expect(report.fullCopies == 1)
+            #expect(try await replica.airports.find("ZZZZ") == nil)
+            #expect(try await replica.all() == serverAirports(serverStore))
+        }
+    }
+}
+
+/// Plain HTTP calls made by "another client" (not the engine under test).
+enum RawPush {
+    static func patch(_ server: AirportsServer, _ icao: String, _ body: String) async throws -> Int {
+        let client = APIClient(baseURL: server.baseURL)
+        let record = try JSONDecoder().decode(AirportRecord.self, from: Data(body.utf8).withKey(icao))
+        _ = try await client.send(AirportsAPI.Update(record))
+        return 200
+    }
+}
+
+extension Data {
+    /// A JSON object with `"icao"` added.
+    fileprivate func withKey(_ icao: String) -> Data {
+        let text = String(decoding: self, as: UTF8.self)
+        return Data(
+            text.replacingOccurrences(of: "{", with: #"{"icao": "\#(icao)", "#, options: [], range: text.range(of: "{"))
+                .utf8)
+    }
+}
