@@ -1,11 +1,13 @@
 import Depot
 import DepotHTTP
 import DepotSQLite
+import DepotSync
 import Foundation
 
 /// `airports demo`: the data layer end to end on the bundled real data — an API serves a
-/// server-side SQLite store, a client syncs its own SQLite store through typed endpoints, a
-/// partial update travels from one to the other, and queries run in the client's store.
+/// server-side SQLite store; two clients copy it through DepotSync, edit the same airport offline,
+/// sync, resolve the conflict and converge; a partial update travels from the server to a client,
+/// and queries run in the client's store.
 public enum AirportsDemo {
     /// Runs the demo in a temporary folder, reporting each step through `say`.
     public static func run(say: @escaping @Sendable (String) -> Void) async throws {
@@ -27,7 +29,7 @@ public enum AirportsDemo {
                 + "store \(format(summary.storeSeconds)) s, one transaction)")
         let server = try await AirportsServer.start(store: serverStore)
         do {
-            try await clientSide(server: server, folder: folder, clock: clock, say: say)
+            try await clientSide(server: server, serverStore: serverStore, folder: folder, clock: clock, say: say)
         } catch {
             await server.stop()
             throw error
@@ -38,25 +40,35 @@ public enum AirportsDemo {
     }
 
     static func clientSide(
-        server: AirportsServer, folder: URL, clock: ContinuousClock, say: @escaping @Sendable (String) -> Void
+        server: AirportsServer, serverStore: any Store, folder: URL, clock: ContinuousClock, say: @escaping @Sendable (String) -> Void
     ) async throws {
         say("✓ server: airports API listening on \(server.baseURL.absoluteString)")
         let client = APIClient(baseURL: server.baseURL)
         let clientStore = try SQLiteStore(path: folder.appendingPathComponent("client.sqlite").path)
+        let otherStore = try SQLiteStore(path: folder.appendingPathComponent("other-client.sqlite").path)
+        // Both clients sync through DepotSync: local edits go to an outbox, the feed is pulled from a
+        // stored cursor; conflicts are resolved field by field, the later edit winning.
+        let engine = SyncEngine.airports(store: clientStore, client: client)
+        let other = SyncEngine.airports(store: otherStore, client: client)
         let airports = clientStore.repository(Airport.self)
 
-        let first = try await AirportsSync.run(client: client, into: clientStore)
+        var started = clock.now
+        let first = try await engine.sync()
         let total = try await airports.count()
         say(
-            "✓ client: \(first.kind.rawValue) sync, \(first.received) airports in \(first.requests) requests, "
-                + "\(format(first.seconds)) s; the client store holds \(total)")
-        guard total == first.received else {
-            throw DepotError(.storage, "the client holds \(total) airports after syncing \(first.received)")
+            "✓ client: first sync, \(first.pulledRows) airports in \(first.requests) requests, "
+                + "\(milliseconds(clock.now - started)) ms; the client store holds \(total)")
+        started = clock.now
+        let copied = try await other.sync()
+        say("✓ other client: first sync, \(copied.pulledRows) airports (\(milliseconds(clock.now - started)) ms)")
+        guard total == first.pulledRows, copied.pulledRows == total else {
+            throw DepotError(.storage, "the client holds \(total) airports after syncing \(first.pulledRows)")
         }
+        try await offlineEdits(engine: engine, other: other, serverStore: serverStore, say: say)
 
         // The client's store brought to the example's latest schema: names tidied, the coordinates
         // index and the search indexes that the queries below read.
-        var started = clock.now
+        started = clock.now
         let migrated = try await AirportsMigrations.run(on: clientStore)
         say(
             "✓ client: migrated to version \(migrated.to) (\(migrated.steps.joined(separator: ", "))) "
@@ -73,16 +85,16 @@ public enum AirportsDemo {
             "✓ PATCH /airports/ENGM {\"name\": …} → 200, server now says \"\(answered.name ?? "-")\" "
                 + "(\(milliseconds(clock.now - started)) ms)")
         started = clock.now
-        let next = try await AirportsSync.run(client: client, into: clientStore)
+        let next = try await engine.sync()
         let after = try await airports.find("ENGM")
         var expected = before
         expected?.name = newName
         let intact = after == expected
         say(
-            "✓ client: \(next.kind.rawValue) sync, \(next.received) change in \(next.requests) request "
+            "✓ client: sync, \(next.pulledRows) change in \(next.requests) request "
                 + "(\(milliseconds(clock.now - started)) ms)")
         say("    name: \(before?.name ?? "-") → \(after?.name ?? "-"); every other field intact: \(intact)")
-        guard intact, next.kind == .incremental, next.received == 1 else {
+        guard intact, next.pulledRows == 1 else {
             throw DepotError(.storage, "the partial update did not arrive intact: \(String(describing: after))")
         }
 
@@ -134,6 +146,41 @@ public enum AirportsDemo {
         say(
             "✓ client: removed \(removed) Antarctic airports in one statement (\(milliseconds(clock.now - started)) ms)"
         )
+    }
+
+    /// Two clients edit ENGM offline — the same member and one each — then sync: the conflict is
+    /// resolved (the later edit wins that member), both edits of different members land, and the
+    /// server and both clients end with the same 28,298 rows.
+    static func offlineEdits(
+        engine: SyncEngine, other: SyncEngine, serverStore: any Store, say: @escaping @Sendable (String) -> Void
+    ) async throws {
+        try await engine.store.repository(Airport.self).update(
+            where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo lufthavn"), .set(\.city, to: "Gardermoen")])
+        say("✓ client (offline): ENGM name → \"Oslo lufthavn\", city → \"Gardermoen\"; pending: "
+            + "\(try await engine.status().pendingChanges)")
+        try await Task.sleep(for: .milliseconds(5))  // the other edit is the later one
+        try await other.store.repository(Airport.self).update(
+            where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo Gardermoen"), .set(\.iata, to: nil)])
+        say("✓ other client (offline, later): ENGM name → \"Oslo Gardermoen\", iata → null")
+        let pushed = try await engine.sync()
+        say("✓ client: sync pushed \(pushed.pushed) edit in \(pushed.requests) requests")
+        let resolved = try await other.sync()
+        say(
+            "✓ other client: sync met \(resolved.conflicts) conflict on name (both changed it since the last sync); "
+                + "last writer wins: its later edit is pushed, the client's city is kept")
+        try await engine.sync()
+        let server = try await serverStore.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+        let mine = try await engine.base.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+        let theirs = try await other.base.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+        let engm = server.first { $0.icao == "ENGM" }
+        say(
+            "✓ converged: server and both clients hold the same \(server.count) airports: \(mine == server && theirs == server); "
+                + "ENGM is \"\(engm?.name ?? "-")\", city \(engm?.city ?? "-"), iata \(engm?.iata ?? "null")")
+        guard mine == server, theirs == server, engm?.name == "Oslo Gardermoen", engm?.city == "Gardermoen",
+            engm?.iata == nil
+        else {
+            throw DepotError(.storage, "the replicas did not converge: ENGM is \(String(describing: engm))")
+        }
     }
 
     static func format(_ value: Double) -> String {

@@ -156,7 +156,7 @@ extension SyncEngine {
     /// try await engine.sync()
     /// ```
     public static func airports(
-        store: any Store, client: APIClient, conflicts: ConflictPolicy<Airport> = .lastWriterWins,
+        store: any Store, client: APIClient?, conflicts: ConflictPolicy<Airport> = .lastWriterWins,
         pageSize: Int = 5_000, clock: @escaping @Sendable () -> Date = { Date() }
     ) -> SyncEngine {
         SyncEngine(

@@ -23,8 +23,9 @@ import Synchronization
 public final class SyncEngine: Sendable {
     /// The store to read and write through: writes to synced entities are recorded in the outbox.
     public let store: SyncedStore
-    /// The client that talks to the API.
-    public let client: APIClient
+    /// The client that talks to the API; `nil` for an engine that only records edits (an offline
+    /// command-line edit), whose syncs throw.
+    public let client: APIClient?
     let entities: [String: any SyncedEntityBox]
     let order: [any SyncedEntityBox]
     let clock: @Sendable () -> Date
@@ -41,9 +42,12 @@ public final class SyncEngine: Sendable {
 
     /// An engine syncing `entities` between `store` and the API `client` talks to.
     ///
-    /// - Parameter clock: The local clock (edit times, pull times); the system's by default.
+    /// - Parameters:
+    ///   - client: The API's client; `nil` records edits and answers what is pending, and syncs
+    ///     throw (`DepotError` of kind `.connection`).
+    ///   - clock: The local clock (edit times, pull times); the system's by default.
     public init(
-        store: any Store, client: APIClient, entities: [SyncedEntity],
+        store: any Store, client: APIClient?, entities: [SyncedEntity],
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         let boxes = entities.map(\.box)
@@ -95,7 +99,10 @@ public final class SyncEngine: Sendable {
     }
 
     private func running(_ body: () async throws -> SyncReport) async throws -> SyncReport {
-        try await lock.withLock {
+        guard client != nil else {
+            throw DepotError(.connection, "this sync engine has no API client: it records edits but cannot sync")
+        }
+        return try await lock.withLock {
             update { $0.isSyncing = true }
             do {
                 let report = try await body()
@@ -114,6 +121,13 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    private func api() throws -> APIClient {
+        guard let client else {
+            throw DepotError(.connection, "this sync engine has no API client: it records edits but cannot sync")
+        }
+        return client
+    }
+
     // MARK: - Pull
 
     private func pull(_ entity: any SyncedEntityBox, into report: inout SyncReport) async throws {
@@ -121,7 +135,7 @@ public final class SyncEngine: Sendable {
         while true {
             let stored = try await base.repository(FeedCursor.self).find(entity.feedName)
             let cursor = stored?.cursor
-            let page = try await entity.fetchPage(after: cursor, client: client)
+            let page = try await entity.fetchPage(after: cursor, client: try api())
             report.requests += 1
             if page.isExpired {
                 guard !expiredOnce, cursor != nil else {
@@ -249,7 +263,7 @@ public final class SyncEngine: Sendable {
                 while true {
                     let outcome: ErasedPushResult
                     do {
-                        outcome = try await entity.push(current, client: client)
+                        outcome = try await entity.push(current, client: try api())
                         report.requests += 1
                     } catch let error as HTTPError where Self.isRejection(error) {
                         report.requests += 1

@@ -4,6 +4,7 @@ import Depot
 import DepotHTTP
 import DepotPostgres
 import DepotSQLite
+import DepotSync
 import Foundation
 import Logging
 
@@ -19,7 +20,8 @@ struct Airports: AsyncParsableCommand {
               airports query --near -33.87,151.21 --limit 5
               airports query --country AU --min-elevation -10 --json
               airports serve --port 8080
-              airports sync --from http://127.0.0.1:8080 --store client.sqlite --country NO
+              airports sync --from http://127.0.0.1:8080 --store client.sqlite
+              airports edit --store client.sqlite ENGM --name "Oslo Gardermoen" --iata null
               airports migrate --store airports.sqlite
 
             ENVIRONMENT
@@ -31,7 +33,7 @@ struct Airports: AsyncParsableCommand {
               1  the command failed (the message says why: no store, a server that does not answer, …)
               2  the command line is wrong (an unknown flag, a malformed value)
             """,
-        subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Query.self, Migrate.self],
+        subcommands: [Demo.self, Import.self, Serve.self, Sync.self, Edit.self, Query.self, Migrate.self],
         defaultSubcommand: Demo.self)
 
     /// Parses and runs a command; a usage error exits with 2, a failure with 1 and prints one
@@ -317,21 +319,43 @@ struct Query: AsyncParsableCommand {
         let query = AirportQuery(
             country: country, search: search, near: near.flatMap(Coordinate.init(parsing:)),
             minimumElevation: minimumElevation, limit: limit)
-        let results = try await source.withStore(existing: true) { store in
-            try await query.run(on: store.repository(Airport.self))
+        let (results, pending) = try await source.withStore(existing: true) { store in
+            let results = try await query.run(on: store.repository(Airport.self))
+            // Airports with local edits `airports sync` has not pushed yet.
+            let pending = try await SyncEngine.airports(store: store, client: nil).pendingKeys(
+                Airport.self, as: String.self)
+            return (results, pending)
         }
         if json {
+            let marked = results.map { PendingMarked(result: $0, pending: pending.contains($0.airport.icao)) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            write(String(decoding: try encoder.encode(results), as: UTF8.self))
+            write(String(decoding: try encoder.encode(marked), as: UTF8.self))
         } else {
             for result in results {
                 let airport = result.airport
                 var line = "\(airport.icao)\t\(airport.iata ?? "-")\t\(airport.country)\t"
                 line += "\(airport.elevation) ft\t\(airport.name)"
                 if let distance = result.distanceKilometers { line += "\t" + String(format: "%.1f km", distance) }
+                if pending.contains(airport.icao) { line += "\t(pending)" }
                 write(line)
             }
+        }
+    }
+}
+
+/// A query result with `"pending": true` when it has local edits not pushed yet (absent otherwise).
+struct PendingMarked: Encodable {
+    var result: AirportResult
+    var pending: Bool
+
+    enum CodingKeys: String, CodingKey { case pending }
+
+    func encode(to encoder: any Encoder) throws {
+        try result.encode(to: encoder)
+        if pending {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(true, forKey: .pending)
         }
     }
 }
@@ -343,7 +367,11 @@ struct Serve: AsyncParsableCommand {
             GET /airports?country=&q=&near=LAT,LON&min_elevation=&after=&limit=   airports as JSON
             GET /airports/{icao}                                                  one airport, or 404
             PATCH /airports/{icao}    a partial JSON body: absent members unchanged, null clears one
-            GET /dataset, GET /changes?since=R                                   what `airports sync` uses
+            GET /feed?cursor=C&limit=N   the change feed `airports sync` pulls (a full copy, then changes)
+            POST /airports/{icao}/changes   one pushed edit: {"changes", "base", "edited_at", "delete"}
+                                      with an Idempotency-Key header; 409 with the server's airport
+                                      when a changed member no longer holds its base value
+            GET /dataset, GET /changes?since=R                                   `airports sync --country`
             GET /health               200 when the store answers, else 503
 
             SIGTERM or SIGINT stops accepting connections, finishes the requests in flight, closes
@@ -424,15 +452,22 @@ struct Serve: AsyncParsableCommand {
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Bring a client store up to date from an airports API: everything the first time, "
-            + "then only what changed.")
+        abstract: "Sync a client store with an airports API: push the edits made offline (`airports edit`), then "
+            + "pull what changed (everything the first time).",
+        discussion: """
+            Conflicts (the same member edited here and on the server since this store last synced) are
+            resolved field by field, the later edit winning; the result is pushed, so every replica ends
+            with it. Edits the server refuses are kept and listed; nothing is retried forever.
+
+            With --country, only that country's airports are copied (GET /changes; no edits are pushed).
+            """)
 
     @Option(help: "The API's base URL, e.g. http://127.0.0.1:8080")
     var from: String
 
     @OptionGroup var target: StoreOptions
 
-    @Option(help: "Only this country's airports (two-letter code).")
+    @Option(help: "Only this country's airports (two-letter code); pulls only, pushes nothing.")
     var country: String?
 
     @Flag(help: "Print nothing but errors: no progress, no summary.")
@@ -447,6 +482,35 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         guard let base = URL(string: from) else { throw ValidationError("--from: '\(from)' is not a URL") }
         let client = APIClient(baseURL: base)
+        if let country {
+            try await countrySync(client: client, country: country)
+            return
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (report, status, rejected) = try await target.withStore(existing: false) { store in
+            let engine = SyncEngine.airports(store: store, client: client)
+            let report = try await engine.sync()
+            return (report, try await engine.status(), try await engine.rejectedChanges())
+        }
+        guard !quiet else { return }
+        var line = "synced with \(from): pushed \(report.pushed) edit\(report.pushed == 1 ? "" : "s")"
+        if report.conflicts > 0 { line += " (\(report.conflicts) conflict\(report.conflicts == 1 ? "" : "s") resolved)" }
+        line += ", pulled \(report.pulledRows) airport\(report.pulledRows == 1 ? "" : "s")"
+        if report.pulledDeletions > 0 { line += " and \(report.pulledDeletions) deletion(s)" }
+        if report.fullCopies > 0 { line += " (a full copy: the store was too far behind)" }
+        line += " in \(report.requests) request\(report.requests == 1 ? "" : "s"), "
+        line += String(format: "%.2f s", (clock.now - started).seconds) + "; store \(target.name)"
+        write(line)
+        for change in rejected {
+            let icao = change.key.first.map { "\($0.excerpt)" } ?? "?"
+            write("refused: edit \(change.sequence) of \(icao): \(change.rejection.map { "\($0)" } ?? "")")
+        }
+        if status.pendingChanges > 0 { write("\(status.pendingChanges) edit(s) still waiting to be pushed") }
+    }
+
+    /// `--country`: the one-way copy of one country through `GET /changes`.
+    func countrySync(client: APIClient, country: String) async throws {
         let display = ProgressDisplay(quiet: quiet)
         let summary = try await target.withStore(existing: false) { store in
             try await AirportsSync.run(client: client, into: store, country: country, progress: display.update)
@@ -459,5 +523,64 @@ struct Sync: AsyncParsableCommand {
         line += " in \(summary.requests) request\(summary.requests == 1 ? "" : "s"), "
         line += String(format: "%.2f s", summary.seconds) + "; revision \(summary.revision), store \(target.name)"
         write(line)
+    }
+}
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit an airport in a client store, offline: stored at once, pushed by the next `airports sync`.",
+        discussion: """
+            EXAMPLES
+              airports edit --store client.sqlite ENGM --name "Oslo Gardermoen"
+              airports edit --store client.sqlite ENGM --iata null          (null clears an optional member)
+              airports edit --store client.sqlite ENZV --city Sola --elevation 29
+
+            The edit shows in `airports query` at once, marked pending until a sync pushes it.
+            """)
+
+    @OptionGroup var target: StoreOptions
+
+    @Argument(help: "The airport's ICAO code, e.g. ENGM.")
+    var icao: String
+
+    @Option(help: "A new name.")
+    var name: String?
+
+    @Option(help: "A new IATA code, or null to clear it.")
+    var iata: String?
+
+    @Option(help: "A new city, or null to clear it.")
+    var city: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("A new elevation in feet.", valueName: "feet"))
+    var elevation: Double?
+
+    func validate() throws {
+        if name == nil, iata == nil, city == nil, elevation == nil {
+            throw ValidationError("give at least one of --name, --iata, --city, --elevation")
+        }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty || name == "null" {
+            throw ValidationError("--name cannot be empty or null (an airport always has a name)")
+        }
+        if let elevation, !elevation.isFinite { throw ValidationError("--elevation must be a number of feet") }
+    }
+
+    func run() async throws {
+        var assignments: [Assignment<Airport>] = []
+        if let name { assignments.append(.set(\.name, to: name)) }
+        if let iata { assignments.append(.set(\.iata, to: iata == "null" ? nil : iata)) }
+        if let city { assignments.append(.set(\.city, to: city == "null" ? nil : city)) }
+        if let elevation { assignments.append(.set(\.elevation, to: elevation)) }
+        let key = icao
+        let pending = try await target.withStore(existing: true) { store in
+            let engine = SyncEngine.airports(store: store, client: nil)
+            let updated = try await engine.store.repository(Airport.self).update(
+                where: \.icao == key, set: assignments)
+            guard updated == 1 else {
+                throw DepotError(.invalidQuery, "no airport with icao '\(key)' in \(target.name)", table: "airports")
+            }
+            return try await engine.status().pendingChanges
+        }
+        write("edited \(icao) in \(target.name); \(pending) edit(s) waiting for `airports sync`")
     }
 }

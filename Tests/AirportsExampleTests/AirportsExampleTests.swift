@@ -84,14 +84,16 @@ struct AirportsExampleTests {
         #expect(airports.map(\.icao) == ["00AB"])
     }
 
-    @Test("the demo runs end to end and checks its own partial update")
+    @Test("the demo runs end to end: two clients edit offline, meet a conflict and converge; a partial update arrives")
     func demoRuns() async throws {
         let lines = LineCollector()
         try await AirportsDemo.run(say: { lines.append($0) })
         let output = lines.all
         #expect(output.contains { $0.hasPrefix("✓ server: imported 28298 airports") })
-        #expect(output.contains { $0.hasPrefix("✓ client: full sync, 28298 airports") })
-        #expect(output.contains { $0.hasPrefix("✓ client: incremental sync, 1 change") })
+        #expect(output.contains { $0.hasPrefix("✓ client: first sync, 28298 airports") })
+        #expect(output.contains { $0.hasPrefix("✓ other client: sync met 1 conflict on name") })
+        #expect(output.contains { $0.hasPrefix("✓ converged: server and both clients hold the same 28298 airports: true") })
+        #expect(output.contains { $0.hasPrefix("✓ client: sync, 1 change in 1 request") })
         #expect(output.contains { $0.contains("every other field intact: true") })
         #expect(output.last == "Done.")
     }
@@ -143,7 +145,51 @@ struct AirportsExampleTests {
                 == bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder))
         let unreachable = try await runProcess(binary, ["sync", "--from", String(url), "--store", clientPath])
         #expect(unreachable.status != 0)
-        #expect(unreachable.errors.contains("GET /dataset"))
+        #expect(unreachable.errors.contains("GET /feed"))
+    }
+
+    @Test("airports edit works offline, shows as pending in query --json, and airports sync pushes it")
+    func offlineEditCommandLine() async throws {
+        let binary = try airportsBinary()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let serverPath = folder.appendingPathComponent("server.sqlite").path
+        #expect(try await runProcess(binary, ["import", "--store", serverPath, "--quiet"]).status == 0)
+        let (server, _, line) = try await startServe(["--store", serverPath, "--port", "0"])
+        let url = String(try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)"))
+        let clientPath = folder.appendingPathComponent("client.sqlite").path
+        let first = try await runProcess(binary, ["sync", "--from", url, "--store", clientPath])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.hasPrefix("synced with \(url): pushed 0 edits, pulled 28298 airports"), "\(first.output)")
+
+        let edited = try await runProcess(
+            binary, ["edit", "--store", clientPath, "ENGM", "--name", "Oslo lufthavn", "--iata", "null"])
+        #expect(edited.status == 0, "\(edited.errors)")
+        #expect(edited.output.contains("1 edit(s) waiting"))
+        func engm() async throws -> [String: Any]? {
+            let queried = try await runProcess(
+                binary, ["query", "--store", clientPath, "--near", "60.19,11.10", "--limit", "1", "--json"])
+            let rows = try JSONSerialization.jsonObject(with: Data(queried.output.utf8)) as? [[String: Any]]
+            return rows?.first
+        }
+        let pending = try #require(try await engm())
+        #expect(pending["name"] as? String == "Oslo lufthavn")
+        #expect(pending["iata"] is NSNull)
+        #expect(pending["pending"] as? Bool == true)
+        let unknown = try await runProcess(binary, ["edit", "--store", clientPath, "XXXX", "--name", "Nowhere"])
+        #expect(unknown.status == 1)
+        #expect(unknown.errors.contains("no airport with icao 'XXXX'"))
+
+        let pushed = try await runProcess(binary, ["sync", "--from", url, "--store", clientPath])
+        #expect(pushed.output.hasPrefix("synced with \(url): pushed 1 edit"), "\(pushed.output)")
+        let synced = try #require(try await engm())
+        #expect(synced["pending"] == nil)
+        #expect(synced["name"] as? String == "Oslo lufthavn")
+        server.terminate()
+        try await offPool { server.waitUntilExit() }
+        let onServer = try await SQLiteStore(path: serverPath).repository(Airport.self).find("ENGM")
+        #expect(onServer?.name == "Oslo lufthavn")
+        #expect(onServer?.iata == nil)
     }
 }
 
