@@ -40,7 +40,8 @@ public enum AirportsDemo {
     }
 
     static func clientSide(
-        server: AirportsServer, serverStore: any Store, folder: URL, clock: ContinuousClock, say: @escaping @Sendable (String) -> Void
+        server: AirportsServer, serverStore: any Store, folder: URL, clock: ContinuousClock,
+        say: @escaping @Sendable (String) -> Void
     ) async throws {
         say("✓ server: airports API listening on \(server.baseURL.absoluteString)")
         let client = APIClient(baseURL: server.baseURL)
@@ -156,8 +157,9 @@ public enum AirportsDemo {
     ) async throws {
         try await engine.store.repository(Airport.self).update(
             where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo lufthavn"), .set(\.city, to: "Gardermoen")])
-        say("✓ client (offline): ENGM name → \"Oslo lufthavn\", city → \"Gardermoen\"; pending: "
-            + "\(try await engine.status().pendingChanges)")
+        say(
+            "✓ client (offline): ENGM name → \"Oslo lufthavn\", city → \"Gardermoen\"; pending: "
+                + "\(try await engine.status().pendingChanges)")
         try await Task.sleep(for: .milliseconds(5))  // the other edit is the later one
         try await other.store.repository(Airport.self).update(
             where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo Gardermoen"), .set(\.iata, to: nil)])

@@ -104,6 +104,27 @@ struct AirportFieldTimes: Entity, Equatable {
     }
 }
 
+extension AirportFieldTimes {
+    static func read(_ icao: String, in tx: Transaction) async throws -> [String: Double] {
+        try await tx.repository(AirportFieldTimes.self).find(icao).map {
+            try JSONDecoder().decode([String: Double].self, from: Data($0.times.utf8))
+        } ?? [:]
+    }
+
+    /// Records that `record`'s present members were written at `time` (a later time already
+    /// recorded stays); returns the airport's times.
+    @discardableResult
+    static func touch(_ record: AirportRecord, at time: Double, in tx: Transaction) async throws -> [String: Double] {
+        var times = try await read(record.icao, in: tx)
+        for member in record.presentMembers where member != "icao" {
+            times[member] = Swift.max(times[member] ?? -.infinity, time)
+        }
+        let text = String(decoding: try JSONEncoder().encode(times), as: UTF8.self)
+        try await tx.repository(AirportFieldTimes.self).upsert(AirportFieldTimes(icao: record.icao, times: text))
+        return times
+    }
+}
+
 extension AirportsRoutes {
     func addSync(to router: Router<BasicRequestContext>) {
         router.get("/feed") { request, _ in await respond { try await feed(request) } }
@@ -216,19 +237,22 @@ extension AirportsRoutes {
         let changeLogLength = limits.changeLogLength
         let (status, answer): (HTTPResponse.Status, PushAnswer) = try await retryingTakenRevision(attempts: 5) {
             try await store.write { tx in
+                // Pushes take turns from here: rewriting the dataset row holds its lock until commit
+                // (PostgreSQL; SQLite has one writer anyway), so what is read below stays true.
+                let datasets = tx.repository(AirportDataset.self)
+                if let dataset = try await datasets.find(AirportDataset.current) { try await datasets.upsert(dataset) }
                 let pushes = tx.repository(AirportPush.self)
                 if let earlier = try await pushes.find(key) {
                     return (.ok, try JSONDecoder().decode(PushAnswer.self, from: Data(earlier.answer.utf8)))
                 }
                 let airports = tx.repository(Airport.self)
                 guard let current = try await airports.find(icao) else {
+                    // Deleting what is gone already is done; changing it is not possible.
+                    if body.delete { return (.ok, PushAnswer(airport: nil, revision: 0, fieldTimes: [:], error: nil)) }
                     throw APIProblem(status: .notFound, message: "no airport with icao '\(icao)'")
                 }
                 let timesRepository = tx.repository(AirportFieldTimes.self)
-                var times =
-                    try await timesRepository.find(icao).map {
-                        try JSONDecoder().decode([String: Double].self, from: Data($0.times.utf8))
-                    } ?? [:]
+                var times = try await AirportFieldTimes.read(icao, in: tx)
                 let now = AirportRecord(current)
                 // A conflict: a member the client changed (or, for a delete, any member) no longer
                 // holds the value the client started from.
@@ -244,8 +268,6 @@ extension AirportsRoutes {
                         )
                     }
                 }
-                let datasets = tx.repository(AirportDataset.self)
-                if let dataset = try await datasets.find(AirportDataset.current) { try await datasets.upsert(dataset) }
                 let changes = tx.repository(AirportChange.self)
                 let head = try await changes.max(\.revision) ?? 0
                 let answer: PushAnswer
@@ -257,11 +279,7 @@ extension AirportsRoutes {
                     answer = PushAnswer(airport: nil, revision: head + 1, fieldTimes: [:], error: nil)
                 } else {
                     try await airports.persist([body.changes], mapper: AirportRecordMapper())
-                    for member in body.changes.presentMembers where member != "icao" {
-                        times[member] = Swift.max(times[member] ?? -.infinity, body.editedAt)
-                    }
-                    let timesText = String(decoding: try JSONEncoder().encode(times), as: UTF8.self)
-                    try await timesRepository.upsert(AirportFieldTimes(icao: icao, times: timesText))
+                    times = try await AirportFieldTimes.touch(body.changes, at: body.editedAt, in: tx)
                     try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
                     let stored = try await airports.find(icao).map { AirportRecord($0) }
                     answer = PushAnswer(airport: stored, revision: head + 1, fieldTimes: times, error: nil)

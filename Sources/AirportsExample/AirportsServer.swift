@@ -254,6 +254,7 @@ struct AirportsRoutes: Sendable {
                 let datasets = tx.repository(AirportDataset.self)
                 if let dataset = try await datasets.find(AirportDataset.current) { try await datasets.upsert(dataset) }
                 try await airports.persist([record], mapper: AirportRecordMapper())
+                try await AirportFieldTimes.touch(record, at: Date().timeIntervalSince1970, in: tx)
                 let changes = tx.repository(AirportChange.self)
                 let head = try await changes.first(orderBy: [.descending(\.revision)])?.revision ?? 0
                 try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
@@ -274,7 +275,8 @@ struct AirportsRoutes: Sendable {
             do {
                 return try await body()
             } catch let error as DepotError
-                where error.kind == .constraintViolation && error.table == AirportChange.schema.tableName
+                where error.kind == .constraintViolation
+                && [AirportChange.schema.tableName, AirportPush.schema.tableName].contains(error.table ?? "")
                 && attempt < attempts
             {
                 attempt += 1

@@ -91,6 +91,13 @@ extension SyncEngine {
     /// Pushes a rejected change again at the next sync, as it is (after the server was fixed, or
     /// the rule it broke changed).
     public func retry(_ change: PendingChange) async throws {
+        // Not while a sync pushes: it could be pushing this very change.
+        try await lock.withLock {
+            try await retryUnlocked(change)
+        }
+    }
+
+    private func retryUnlocked(_ change: PendingChange) async throws {
         try await base.write { tx in
             let outbox = tx.repository(OutboxEntry.self)
             guard var entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
@@ -104,25 +111,44 @@ extension SyncEngine {
     /// changed fields get their base values; a created row is removed, a deleted one restored),
     /// with the later edits of the same row on top.
     public func discard(_ change: PendingChange) async throws {
+        try await lock.withLock { try await discardUnlocked(change) }
+    }
+
+    private func discardUnlocked(_ change: PendingChange) async throws {
         guard let entity = entities[change.table] else { throw Self.notSynced(change.table) }
         try await base.transaction { writer in
             let outbox = Transaction(writer: writer).repository(OutboxEntry.self)
             guard let entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
             _ = try await outbox.remove(entry.sequence)
-            let key = try SyncJSON.key(entry.key)
-            if let base = try entry.base.map(SyncJSON.values) {
-                let restored =
-                    entry.operation == OutboxEntry.delete
-                    ? base : base.filter { (try? SyncJSON.values(entry.changes)[$0.key]) != nil }
-                try await entity.apply(values: restored, key: key, in: writer)
-            } else {
-                try await RowReads.remove(from: entity.table, keys: [key], in: writer)
-            }
-            let later = try await outbox.fetch(
-                where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
-                orderBy: [.ascending(\.sequence)])
-            for laterEntry in later { try await self.reapply(laterEntry, entity: entity, in: writer) }
+            try await self.restoreFromShadow(entry, entity: entity, in: writer)
+            try await Shadows.dropIfDone(entry.table, entry.key, in: writer)
         }
+    }
+
+    /// Puts the columns `entry` changed (the whole row, for a delete) back to the server's values as
+    /// last seen (the shadow), then writes the later edits of the row on top. A row the server no
+    /// longer has (or never had: the edit created it) is removed.
+    func restoreFromShadow(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
+        let key = try SyncJSON.key(entry.key)
+        let shadow = try await Shadows.find(entry.table, entry.key, in: writer)
+        if let values = try shadow?.values.map(SyncJSON.values) {
+            let changed = try SyncJSON.values(entry.changes)
+            let restored = entry.operation == OutboxEntry.delete ? values : values.filter { changed[$0.key] != nil }
+            if !restored.isEmpty {
+                do {
+                    try await writer.savepoint { inner in try await entity.apply(values: restored, key: key, in: inner)
+                    }
+                } catch let error as DepotError where error.kind == .missingColumns {
+                    // Gone locally and partial: nothing to restore onto.
+                }
+            }
+        } else {
+            try await RowReads.remove(from: entity.table, keys: [key], in: writer)
+        }
+        let later = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
+            where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
+            orderBy: [.ascending(\.sequence)])
+        for laterEntry in later { try await reapply(laterEntry, entity: entity, in: writer) }
     }
 
     /// Replaces a rejected change with `patch` (for the same row), stores it locally and pushes it
@@ -136,6 +162,10 @@ extension SyncEngine {
     ///
     /// - Throws: ``DepotError`` of kind `.invalidQuery` when the patch is for another row or entity.
     public func rebase<Root: Entity>(_ change: PendingChange, onto patch: Patch<Root>) async throws {
+        try await lock.withLock { try await rebaseUnlocked(change, onto: patch) }
+    }
+
+    private func rebaseUnlocked<Root: Entity>(_ change: PendingChange, onto patch: Patch<Root>) async throws {
         guard let entity = entities[change.table], change.table == Root.schema.tableName else {
             throw DepotError(
                 .invalidQuery, "a change of \(change.table) cannot be rebased onto a patch of \(Root.self)",
@@ -151,13 +181,21 @@ extension SyncEngine {
         try await base.transaction { writer in
             let outbox = Transaction(writer: writer).repository(OutboxEntry.self)
             guard var entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
+            // The old change's columns back to the server's, then the new change and later edits.
+            var previous = entry
+            previous.sequence = Int.max
+            try await self.restoreFromShadow(previous, entity: entity, in: writer)
             entry.changes = try SyncJSON.valuesText(values)
             entry.operation = OutboxEntry.set
             entry.rejection = nil
             entry.attempts = 0
             entry.idempotencyKey = UUID().uuidString
             try await outbox.upsert(entry)
-            try await entity.apply(values: values, key: change.key, in: writer)
+            try await writer.savepoint { inner in try await entity.apply(values: values, key: change.key, in: inner) }
+            let later = try await outbox.fetch(
+                where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
+                orderBy: [.ascending(\.sequence)])
+            for laterEntry in later { try await self.reapply(laterEntry, entity: entity, in: writer) }
         }
     }
 

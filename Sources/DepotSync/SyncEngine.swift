@@ -72,8 +72,16 @@ public final class SyncEngine: Sendable {
     public func sync() async throws -> SyncReport {
         try await running {
             var report = SyncReport()
-            try await pushOutbox(into: &report)
+            // A push that fails (the network, a server error on one change) does not keep the feeds
+            // from being pulled: the error is thrown once they are.
+            var pushError: (any Error)?
+            do {
+                try await pushOutbox(into: &report)
+            } catch {
+                pushError = error
+            }
             for entity in order { try await pull(entity, into: &report) }
+            if let pushError { throw pushError }
             return report
         }
     }
@@ -177,7 +185,14 @@ public final class SyncEngine: Sendable {
                     }
                     mode = FeedCursor.noCopy
                 }
-                // Local edits not pushed yet stay visible over what the server sent.
+                // Local edits not pushed yet stay visible over what the server sent, whose values
+                // move the shadows discards restore from.
+                for (key, changes) in zip(page.keys, page.changes) {
+                    try await Shadows.advance(table.name, try SyncJSON.keyText(key), changes: changes, in: writer)
+                }
+                for key in page.deletions {
+                    try await Shadows.advance(table.name, try SyncJSON.keyText(key), changes: nil, in: writer)
+                }
                 try await reapplyPending(entity, keys: page.keys + page.deletions, in: writer)
                 try await tx.repository(FeedCursor.self).upsert(
                     FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
@@ -284,7 +299,16 @@ public final class SyncEngine: Sendable {
                     }
                     switch outcome {
                     case .applied:
-                        _ = try await base.repository(OutboxEntry.self).remove(current.sequence)
+                        let pushed = current
+                        try await base.transaction { writer in
+                            let removed = try await Transaction(writer: writer).repository(OutboxEntry.self).remove(
+                                where: \.sequence == pushed.sequence && \.idempotencyKey == pushed.idempotencyKey)
+                            guard removed == 1 else { return }
+                            let changes =
+                                pushed.operation == OutboxEntry.delete ? nil : try SyncJSON.values(pushed.changes)
+                            try await Shadows.advance(pushed.table, pushed.key, changes: changes, in: writer)
+                            try await Shadows.dropIfDone(pushed.table, pushed.key, in: writer)
+                        }
                         report.pushed += 1
                         update { $0.lastPush = self.clock() }
                     case .conflict(let remote):
@@ -348,6 +372,9 @@ public final class SyncEngine: Sendable {
             } else {
                 _ = try await outbox.remove(entry.sequence)
             }
+            // The server's row as the conflict showed it.
+            try await Shadows.advance(entry.table, entry.key, changes: remoteValues, replacing: true, in: writer)
+            if next == nil { try await Shadows.dropIfDone(entry.table, entry.key, in: writer) }
             // The local row becomes the chosen one, then later local edits of it go on top.
             let key = try SyncJSON.key(entry.key)
             if chosen.isEmpty {
@@ -364,11 +391,12 @@ public final class SyncEngine: Sendable {
         return next
     }
 
-    /// Whether `error` is the server refusing the change itself (a 4xx other than 408 and 429):
-    /// kept, not retried.
+    /// Whether `error` is the server refusing the change itself (a 4xx other than 401, 403, 408 and
+    /// 429, which say something about the client's credentials or the server's load, not the
+    /// change): kept, not retried.
     static func isRejection(_ error: HTTPError) -> Bool {
         guard let status = error.status else { return false }
-        return (400..<500).contains(status) && status != 408 && status != 429
+        return (400..<500).contains(status) && ![401, 403, 408, 429].contains(status)
     }
 
     // MARK: - State

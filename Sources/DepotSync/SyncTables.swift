@@ -80,3 +80,61 @@ struct SeenKey: Entity, Equatable {
         Column(\.key, "row_key")
     }
 }
+
+/// The row as the server last had it (`depot_sync_shadows`), kept while local edits of it wait in
+/// the outbox: what discarding an edit puts back. Starts as the row before the first waiting
+/// edit; pulled pages, applied pushes and resolved conflicts move it on; removed with the key's
+/// last outbox entry.
+struct ShadowRow: Entity, Equatable {
+    var table: String
+    var key: String
+    /// The row's values by column (``SyncJSON/valuesText(_:)``); `nil` when the server deleted it.
+    var values: String?
+
+    static let schema = Schema<ShadowRow>("depot_sync_shadows", primaryKey: \.table, \.key) {
+        Column(\.table, "table_name")
+        Column(\.key, "row_key")
+        Column(\.values, "row_values")
+    }
+}
+
+/// Reads and moves shadows inside a transaction.
+enum Shadows {
+    static func find(_ table: String, _ key: String, in writer: any StoreWriter) async throws -> ShadowRow? {
+        try await Transaction(writer: writer).repository(ShadowRow.self).find(table, key)
+    }
+
+    /// Starts the shadow of a row about to get its first waiting edit (kept if it exists).
+    static func start(_ table: String, _ key: String, values: [String: StoredValue]?, in writer: any StoreWriter)
+        async throws
+    {
+        let shadows = Transaction(writer: writer).repository(ShadowRow.self)
+        guard try await shadows.find(table, key) == nil, let values else { return }
+        try await shadows.insert(ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values)))
+    }
+
+    /// Moves a shadow on by `changes` (the server's new values of some columns), or marks it deleted.
+    static func advance(
+        _ table: String, _ key: String, changes: [String: StoredValue]?, replacing: Bool = false,
+        in writer: any StoreWriter
+    ) async throws {
+        let shadows = Transaction(writer: writer).repository(ShadowRow.self)
+        guard let shadow = try await shadows.find(table, key) else { return }
+        guard let changes else {
+            try await shadows.upsert(ShadowRow(table: table, key: key, values: nil))
+            return
+        }
+        var values = replacing ? [:] : try shadow.values.map(SyncJSON.values) ?? [:]
+        values.merge(changes) { _, new in new }
+        try await shadows.upsert(ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values)))
+    }
+
+    /// Drops the shadow when no outbox entry of its row is left.
+    static func dropIfDone(_ table: String, _ key: String, in writer: any StoreWriter) async throws {
+        let tx = Transaction(writer: writer)
+        guard try await tx.repository(OutboxEntry.self).count(where: \.table == table && \.key == key) == 0 else {
+            return
+        }
+        _ = try await tx.repository(ShadowRow.self).remove(table, key)
+    }
+}

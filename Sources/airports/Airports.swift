@@ -495,7 +495,9 @@ struct Sync: AsyncParsableCommand {
         }
         guard !quiet else { return }
         var line = "synced with \(from): pushed \(report.pushed) edit\(report.pushed == 1 ? "" : "s")"
-        if report.conflicts > 0 { line += " (\(report.conflicts) conflict\(report.conflicts == 1 ? "" : "s") resolved)" }
+        if report.conflicts > 0 {
+            line += " (\(report.conflicts) conflict\(report.conflicts == 1 ? "" : "s") resolved)"
+        }
         line += ", pulled \(report.pulledRows) airport\(report.pulledRows == 1 ? "" : "s")"
         if report.pulledDeletions > 0 { line += " and \(report.pulledDeletions) deletion(s)" }
         if report.fullCopies > 0 { line += " (a full copy: the store was too far behind)" }

@@ -92,7 +92,8 @@ struct AirportsExampleTests {
         #expect(output.contains { $0.hasPrefix("✓ server: imported 28298 airports") })
         #expect(output.contains { $0.hasPrefix("✓ client: first sync, 28298 airports") })
         #expect(output.contains { $0.hasPrefix("✓ other client: sync met 1 conflict on name") })
-        #expect(output.contains { $0.hasPrefix("✓ converged: server and both clients hold the same 28298 airports: true") })
+        #expect(
+            output.contains { $0.hasPrefix("✓ converged: server and both clients hold the same 28298 airports: true") })
         #expect(output.contains { $0.hasPrefix("✓ client: sync, 1 change in 1 request") })
         #expect(output.contains { $0.contains("every other field intact: true") })
         #expect(output.last == "Done.")
@@ -156,7 +157,8 @@ struct AirportsExampleTests {
         let serverPath = folder.appendingPathComponent("server.sqlite").path
         #expect(try await runProcess(binary, ["import", "--store", serverPath, "--quiet"]).status == 0)
         let (server, _, line) = try await startServe(["--store", serverPath, "--port", "0"])
-        let url = String(try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)"))
+        let url = String(
+            try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)"))
         let clientPath = folder.appendingPathComponent("client.sqlite").path
         let first = try await runProcess(binary, ["sync", "--from", url, "--store", clientPath])
         #expect(first.status == 0, "\(first.errors)")

@@ -204,6 +204,45 @@ struct SyncEngineTests {
         }
     }
 
+    @Test("discarding a rejected edit puts back the server's latest value, not the one the edit started from")
+    func discardRestoresTheServersValue() async throws {
+        try await withSyncServer { server, serverStore in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            try await replica.airports.update(
+                where: \.icao == "ENGM", set: [.set(\.name, to: String(repeating: "x", count: 500))])
+            try await replica.engine.sync()
+            _ = try await RawPush.patch(server, "ENGM", #"{"name": "Changed elsewhere"}"#)
+            try await replica.engine.sync()
+            // The pulled name is under the waiting edit…
+            #expect(try await replica.airports.find("ENGM")?.name.count == 500)
+            let rejected = try #require(try await replica.engine.rejectedChanges().first)
+            try await replica.engine.discard(rejected)
+            // …and comes back when the edit is discarded.
+            #expect(try await replica.airports.find("ENGM")?.name == "Changed elsewhere")
+            #expect(try await replica.all() == serverAirports(serverStore))
+            #expect(try await replica.engine.sync().requests == 1)
+        }
+    }
+
+    @Test("a feed change of a row deleted here (its delete not pushed yet) is skipped, not a page that fails forever")
+    func changeOfLocallyDeletedRow() async throws {
+        try await withSyncServer { server, serverStore in
+            let clock = TestClock()
+            let replica = try Replica(server: server, clock: clock)
+            try await replica.engine.sync()
+            #expect(try await replica.airports.remove("ENZV"))
+            _ = try await RawPush.patch(server, "ENZV", #"{"city": "Sola"}"#)
+            let pulled = try await replica.engine.pull()
+            #expect(pulled.pulledRows == 1)
+            #expect(try await replica.airports.find("ENZV") == nil)
+            // The delete conflicts (the city changed since); last writer wins keeps the delete.
+            try await replica.engine.sync()
+            #expect(try await serverStore.repository(Airport.self).find("ENZV") == nil)
+            #expect(try await replica.all() == serverAirports(serverStore))
+        }
+    }
+
     @Test("a cursor the server no longer reaches starts a full copy that removes rows it did not deliver")
     func expiredCursorCopiesAgain() async throws {
         var limits = AirportsServer.Limits()

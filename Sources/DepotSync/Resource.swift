@@ -1,0 +1,169 @@
+import Depot
+import DepotHTTP
+import Foundation
+import Observation
+
+/// When a resource asks the network.
+public enum RefreshPolicy: Sendable, Equatable {
+    /// Never: the local rows only (previews, or data another sync keeps fresh).
+    case localOnly
+    /// Only when the resource was never refreshed: what is stored is good enough once it exists.
+    case cacheFirst
+    /// Every time it is observed, before the first rows are handed out (they come from the store
+    /// after the refresh, or as they are when it fails).
+    case networkFirst
+    /// The stored rows at once, and a refresh in the background when the last one is older than
+    /// `maxAge` (or there was none).
+    case staleWhileRevalidate(maxAge: Duration)
+}
+
+/// A screen's data declared once: the endpoint that brings it, the mapper that stores it and the
+/// query that reads it back.
+///
+/// ```swift
+/// let norway = Resource(
+///     AirportsAPI.List(country: "NO", limit: 1_000), mapper: AirportRecordMapper(),
+///     where: \.country == "NO", orderBy: [.ascending(\.name)],
+///     policy: .staleWhileRevalidate(maxAge: .seconds(300)))
+/// for try await snapshot in loader.observe(norway) {
+///     show(snapshot.rows, spinner: snapshot.refresh.isRefreshing)
+/// }
+/// ```
+public struct Resource<Request: Endpoint, Mapper: PatchMapper>: Sendable
+where Request.Response: Sequence, Request.Response.Element == Mapper.Source, Mapper.Target: Entity {
+    /// The stored entity.
+    public typealias Root = Mapper.Target
+
+    /// The request that refreshes it.
+    public var request: Request
+    /// Turns each element of the response into a patch: absent fields stay as stored.
+    public var mapper: Mapper
+    /// The rows the resource shows.
+    public var predicate: Filter<Root>?
+    /// Their order.
+    public var ordering: [Ordering<Root>]
+    /// At most this many.
+    public var limit: Int?
+    /// When to ask the network.
+    public var policy: RefreshPolicy
+    /// What identifies it: refreshes of the same key in flight are shared, and its last refresh is
+    /// stored under it. By default the request's method, path and query.
+    public var key: String
+
+    /// A resource from its parts.
+    public init(
+        _ request: Request, mapper: Mapper, where predicate: Filter<Root>? = nil,
+        orderBy ordering: [Ordering<Root>] = [],
+        limit: Int? = nil, policy: RefreshPolicy = .cacheFirst, key: String? = nil
+    ) {
+        self.request = request
+        self.mapper = mapper
+        self.predicate = predicate
+        self.ordering = ordering
+        self.limit = limit
+        self.policy = policy
+        let query = request.query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        self.key = key ?? "\(request.method.rawValue) \(request.path)" + (query.isEmpty ? "" : "?" + query)
+    }
+}
+
+/// Where a resource's refresh stands, next to its rows.
+public struct RefreshState: Sendable, CustomStringConvertible {
+    /// Whether a refresh is running.
+    public var isRefreshing: Bool
+    /// Why the last refresh failed; `nil` after a success.
+    public var error: (any Error)?
+    /// When it was last refreshed successfully (stored, so it survives restarts); `nil` if never.
+    public var lastRefreshed: Date?
+
+    /// A state from its parts.
+    public init(isRefreshing: Bool = false, error: (any Error)? = nil, lastRefreshed: Date? = nil) {
+        self.isRefreshing = isRefreshing
+        self.error = error
+        self.lastRefreshed = lastRefreshed
+    }
+
+    /// "refreshing", "failed: …", "idle, refreshed …" or "idle, never refreshed".
+    public var description: String {
+        if isRefreshing { return "refreshing" }
+        if let error { return "failed: \(error)" }
+        return lastRefreshed.map { "idle, refreshed \($0)" } ?? "idle, never refreshed"
+    }
+}
+
+/// A resource's rows and refresh state, as ``ResourceLoader/observe(_:)`` hands them out.
+public struct ResourceSnapshot<Root: Entity>: Sendable {
+    /// The rows the resource's query reads now.
+    public var rows: [Root]
+    /// Where its refresh stands.
+    public var refresh: RefreshState
+}
+
+/// When a resource was last refreshed (`depot_sync_resources`).
+struct ResourceRefresh: Entity, Equatable {
+    var key: String
+    var refreshedAt: Date
+
+    static let schema = Schema<ResourceRefresh>("depot_sync_resources", primaryKey: \.key) {
+        Column(\.key, "resource_key")
+        Column(\.refreshedAt, "refreshed_at")
+    }
+}
+
+/// A resource's rows and refresh state as an `@Observable` object, for views.
+///
+/// ```swift
+/// @State var norway = LiveResource(norwayResource, loader: loader)
+/// var body: some View {
+///     List(norway.rows, id: \.icao) { Text($0.name) }
+///         .overlay { if norway.refresh.isRefreshing { ProgressView() } }
+///         .refreshable { await norway.refreshNow() }
+/// }
+/// ```
+@MainActor
+@Observable
+public final class LiveResource<Root: Entity> {
+    /// The rows the resource's query reads now.
+    public private(set) var rows: [Root] = []
+    /// Where its refresh stands.
+    public private(set) var refresh = RefreshState()
+    /// Whether the first rows have arrived.
+    public private(set) var isLoaded = false
+    /// The error that ended the observation (the store's, not a failed refresh: that one is in
+    /// ``refresh``).
+    public private(set) var error: (any Error)?
+    @ObservationIgnored private var task: Task<Void, Never>?
+    @ObservationIgnored private let refreshAction: @Sendable () async -> Void
+
+    /// Observes `resource` through `loader` until released (or ``stop()``).
+    public init<Request, Mapper>(_ resource: Resource<Request, Mapper>, loader: ResourceLoader)
+    where Mapper.Target == Root {
+        let snapshots = loader.observe(resource)
+        refreshAction = { _ = try? await loader.refresh(resource) }
+        task = Task { [weak self] in
+            do {
+                for try await snapshot in snapshots {
+                    guard let self else { return }
+                    self.rows = snapshot.rows
+                    self.refresh = snapshot.refresh
+                    self.isLoaded = true
+                }
+            } catch {
+                self?.error = error
+            }
+        }
+    }
+
+    /// Refreshes from the network now (pull to refresh); a failure shows in ``refresh``.
+    public func refreshNow() async { await refreshAction() }
+
+    /// Stops observing; the properties keep their last values.
+    public func stop() {
+        task?.cancel()
+        task = nil
+    }
+
+    isolated deinit {
+        task?.cancel()
+    }
+}

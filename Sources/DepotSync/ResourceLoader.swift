@@ -1,0 +1,234 @@
+import Depot
+import DepotHTTP
+import Foundation
+import Synchronization
+
+/// Loads and observes ``Resource``s: the local rows at once, refreshed from the network by each
+/// resource's policy, every response persisted through its mapper in one transaction.
+///
+/// ```swift
+/// let loader = ResourceLoader(store: store, client: client)
+/// let stored = try await loader.refresh(norway)            // [Airport]: what the response stored
+/// let rows = try await loader.refresh(search, latestOnly: "search")   // cancels the previous search
+/// ```
+///
+/// Refreshes of the same resource key in flight are shared: a second caller waits for the first
+/// one's request instead of sending its own. With `latestOnly:`, a refresh cancels the one it
+/// replaces in that group (type-ahead search); the cancelled one stores nothing and throws
+/// `CancellationError`.
+public final class ResourceLoader: Sendable {
+    /// The store responses are persisted in. Give it the store under a ``SyncEngine`` (``SyncEngine/base``),
+    /// so that what the server sent is not recorded as local edits.
+    public let store: any Store
+    /// The API's client.
+    public let client: APIClient
+    let clock: @Sendable () -> Date
+    private let state = Mutex(LoaderState())
+
+    private struct LoaderState {
+        var inFlight: [String: Task<[[StoredValue]], any Error>] = [:]
+        var latest: [String: (key: String, task: Task<[[StoredValue]], any Error>)] = [:]
+        var states: [String: RefreshState] = [:]
+        var listeners: [String: [UUID: AsyncStream<RefreshState>.Continuation]] = [:]
+    }
+
+    /// A loader persisting into `store` what `client` fetches.
+    public init(store: any Store, client: APIClient, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.client = client
+        self.clock = clock
+    }
+
+    /// Fetches `resource` now and persists the response through its mapper in one transaction;
+    /// returns the rows it stored (read back after the write, in the response's order).
+    ///
+    /// - Parameter latestOnly: A group name: a refresh in flight in the same group for another
+    ///   key is cancelled.
+    /// - Throws: The client's ``HTTPError``, the mapper's or the store's ``DepotError`` (nothing is
+    ///   stored then); `CancellationError` when a later `latestOnly` refresh replaced it.
+    @discardableResult
+    public func refresh<Request, Mapper>(_ resource: Resource<Request, Mapper>, latestOnly group: String? = nil)
+        async throws -> [Mapper.Target]
+    {
+        let keys = try await sharedRefresh(resource, group: group)
+        let stored = try await RowReads.rows(of: Mapper.Target.schema.table, keys: keys, in: store)
+        let schema = Mapper.Target.schema
+        return try keys.compactMap { key in try stored[SyncJSON.keyText(key)].map { try schema.decode($0) } }
+    }
+
+    /// The refresh state of `resource` now (its last refresh read from the store).
+    public func refreshState<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> RefreshState {
+        var current = state.withLock { $0.states[resource.key] } ?? RefreshState()
+        if current.lastRefreshed == nil {
+            current.lastRefreshed = try await store.repository(ResourceRefresh.self).find(resource.key)?.refreshedAt
+        }
+        return current
+    }
+
+    /// The refresh state of `resource` now, then each time it changes.
+    public func refreshStates<Request, Mapper>(_ resource: Resource<Request, Mapper>) -> AsyncStream<RefreshState> {
+        let key = resource.key
+        let (stream, continuation) = AsyncStream.makeStream(of: RefreshState.self, bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        let current = state.withLock { state in
+            state.listeners[key, default: [:]][id] = continuation
+            return state.states[key]
+        }
+        if let current { continuation.yield(current) }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners[key]?.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The resource's rows now (local), then again whenever they or its refresh state change; by
+    /// the resource's policy, a refresh runs when observation starts.
+    ///
+    /// ```swift
+    /// for try await snapshot in loader.observe(norway) {
+    ///     list.rows = snapshot.rows
+    ///     list.isRefreshing = snapshot.refresh.isRefreshing
+    /// }
+    /// ```
+    public func observe<Request, Mapper>(_ resource: Resource<Request, Mapper>)
+        -> AsyncThrowingStream<ResourceSnapshot<Mapper.Target>, any Error>
+    {
+        AsyncThrowingStream { output in
+            let task = Task {
+                do {
+                    try await self.run(resource, into: output)
+                    output.finish()
+                } catch {
+                    output.finish(throwing: error)
+                }
+            }
+            output.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func run<Request, Mapper>(
+        _ resource: Resource<Request, Mapper>,
+        into output: AsyncThrowingStream<ResourceSnapshot<Mapper.Target>, any Error>.Continuation
+    ) async throws {
+        let repository = store.repository(Mapper.Target.self)
+        let states = refreshStates(resource)
+        var refresh = try await refreshState(resource)
+        let needed: Bool
+        switch resource.policy {
+        case .localOnly: needed = false
+        case .cacheFirst: needed = refresh.lastRefreshed == nil
+        case .networkFirst: needed = true
+        case .staleWhileRevalidate(let maxAge):
+            let seconds = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
+            needed = refresh.lastRefreshed.map { clock().timeIntervalSince($0) > seconds } ?? true
+        }
+        if needed, resource.policy == .networkFirst {
+            _ = try? await self.refresh(resource)
+            refresh = try await refreshState(resource)
+        } else if needed {
+            Task { _ = try? await self.refresh(resource) }
+        }
+        let rows = repository.observe(where: resource.predicate, orderBy: resource.ordering, limit: resource.limit)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let latest = LatestSnapshot<Mapper.Target>(refresh: refresh)
+            group.addTask {
+                for try await list in rows { output.yield(latest.rows(list)) }
+            }
+            group.addTask {
+                for await next in states {
+                    if let snapshot = latest.refresh(next) { output.yield(snapshot) }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - Refreshing
+
+    private func sharedRefresh<Request, Mapper>(_ resource: Resource<Request, Mapper>, group: String?) async throws
+        -> [[StoredValue]]
+    {
+        let key = resource.key
+        let task = state.withLock { state -> Task<[[StoredValue]], any Error> in
+            if let running = state.inFlight[key] { return running }
+            let task = Task { try await self.fetchAndStore(resource) }
+            state.inFlight[key] = task
+            if let group {
+                if let previous = state.latest[group], previous.key != key { previous.task.cancel() }
+                state.latest[group] = (key, task)
+            }
+            return task
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func fetchAndStore<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> [[StoredValue]] {
+        let key = resource.key
+        let previous = try? await refreshState(resource)
+        publish(key, RefreshState(isRefreshing: true, error: nil, lastRefreshed: previous?.lastRefreshed))
+        do {
+            let response = try await client.send(resource.request)
+            try Task.checkCancellation()
+            let patches = try response.map { source in
+                do {
+                    return try resource.mapper.patch(from: source)
+                } catch let error as DepotError {
+                    throw error
+                } catch {
+                    throw DepotError(
+                        .mappingFailed, "\(Mapper.self) could not map a response of \(key): \(error)",
+                        table: Mapper.Target.schema.tableName, underlying: error)
+                }
+            }
+            let now = clock()
+            try await store.write { tx in
+                try await tx.repository(Mapper.Target.self).apply(patches)
+                try await tx.repository(ResourceRefresh.self).upsert(ResourceRefresh(key: key, refreshedAt: now))
+            }
+            finish(key, RefreshState(lastRefreshed: now))
+            return patches.map(\.key)
+        } catch {
+            finish(key, RefreshState(error: error, lastRefreshed: previous?.lastRefreshed))
+            throw error
+        }
+    }
+
+    private func finish(_ key: String, _ refresh: RefreshState) {
+        state.withLock { _ = $0.inFlight.removeValue(forKey: key) }
+        publish(key, refresh)
+    }
+
+    private func publish(_ key: String, _ refresh: RefreshState) {
+        let listeners = state.withLock { state in
+            state.states[key] = refresh
+            return Array(state.listeners[key, default: [:]].values)
+        }
+        for listener in listeners { listener.yield(refresh) }
+    }
+}
+
+/// The rows and refresh state last handed out by an observation, updated from both sides.
+private final class LatestSnapshot<Root: Entity>: Sendable {
+    private let state: Mutex<(rows: [Root]?, refresh: RefreshState)>
+
+    init(refresh: RefreshState) { state = Mutex((nil, refresh)) }
+
+    func rows(_ rows: [Root]) -> ResourceSnapshot<Root> {
+        state.withLock { current in
+            current.rows = rows
+            return ResourceSnapshot(rows: rows, refresh: current.refresh)
+        }
+    }
+
+    func refresh(_ refresh: RefreshState) -> ResourceSnapshot<Root>? {
+        state.withLock { current in
+            current.refresh = refresh
+            return current.rows.map { ResourceSnapshot(rows: $0, refresh: refresh) }
+        }
+    }
+}

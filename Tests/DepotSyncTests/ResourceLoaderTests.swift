@@ -1,0 +1,159 @@
+import AirportsExample
+import Depot
+import DepotHTTP
+import DepotSQLite
+import DepotSync
+import Foundation
+import Synchronization
+import Testing
+
+/// Counts the requests that reach the real transport, by path.
+final class CountingTransport: Transport {
+    private let base: any Transport = APIClient.defaultTransport
+    private let counts = Mutex<[String: Int]>([:])
+    private let gate: Mutex<(waiting: Bool, continuations: [CheckedContinuation<Void, Never>])>
+
+    init(holding: Bool = false) { gate = Mutex((holding, [])) }
+
+    func count(_ path: String) -> Int { counts.withLock { $0[path, default: 0] } }
+
+    /// Lets held requests go on.
+    func release() {
+        let waiting = gate.withLock { state in
+            state.waiting = false
+            defer { state.continuations = [] }
+            return state.continuations
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
+        counts.withLock { $0[request.url.path, default: 0] += 1 }
+        await withCheckedContinuation { continuation in
+            let held = gate.withLock { state in
+                if state.waiting { state.continuations.append(continuation) }
+                return state.waiting
+            }
+            if !held { continuation.resume() }
+        }
+        return try await base.send(request, maximumBodySize: maximumBodySize)
+    }
+}
+
+@Suite("Resources: a screen's data, offline first", .timeLimit(.minutes(10)))
+struct ResourceLoaderTests {
+    static func norway(_ policy: RefreshPolicy) -> Resource<AirportsAPI.List, AirportRecordMapper> {
+        Resource(
+            AirportsAPI.List(country: "NO", limit: 1_000), mapper: AirportRecordMapper(), where: \.country == "NO",
+            orderBy: [.ascending(\.icao)], policy: policy)
+    }
+
+    @Test("cache first: the local rows at once, one refresh the first time, none once stored")
+    func cacheFirst() async throws {
+        try await withSyncServer { server, serverStore in
+            let transport = CountingTransport()
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL, transport: transport))
+            let expected = try await serverStore.repository(Airport.self).fetch(
+                where: \.country == "NO", orderBy: [.ascending(\.icao)])
+            var iterator = loader.observe(Self.norway(.cacheFirst)).makeAsyncIterator()
+            let first = try #require(try await iterator.next())
+            #expect(first.rows.isEmpty)  // nothing stored yet: the local answer, at once
+            var snapshot = first
+            while snapshot.rows != expected || snapshot.refresh.isRefreshing {
+                snapshot = try #require(try await iterator.next())
+            }
+            #expect(snapshot.refresh.lastRefreshed != nil)
+            #expect(snapshot.refresh.error == nil)
+            #expect(transport.count("/airports") == 1)
+
+            var again = loader.observe(Self.norway(.cacheFirst)).makeAsyncIterator()
+            #expect(try await again.next()?.rows == expected)
+            #expect(transport.count("/airports") == 1)  // stored: no request
+        }
+    }
+
+    @Test("stale-while-revalidate refreshes only past its maximum age; local only never asks")
+    func staleWhileRevalidate() async throws {
+        try await withSyncServer { server, _ in
+            let transport = CountingTransport()
+            let clock = TestClock()
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(
+                store: store, client: APIClient(baseURL: server.baseURL, transport: transport), clock: clock.function)
+            try await loader.refresh(Self.norway(.localOnly))
+            #expect(transport.count("/airports") == 1)
+            var fresh = loader.observe(Self.norway(.staleWhileRevalidate(maxAge: .seconds(60)))).makeAsyncIterator()
+            #expect(try await fresh.next()?.rows.isEmpty == false)
+            #expect(transport.count("/airports") == 1)
+            clock.advance(120)
+            var stale = loader.observe(Self.norway(.staleWhileRevalidate(maxAge: .seconds(60)))).makeAsyncIterator()
+            var snapshot = try #require(try await stale.next())
+            while snapshot.refresh.lastRefreshed != clock.date() {
+                snapshot = try #require(try await stale.next())
+            }
+            #expect(transport.count("/airports") == 2)
+            var local = loader.observe(Self.norway(.localOnly)).makeAsyncIterator()
+            #expect(try await local.next()?.rows.isEmpty == false)
+            #expect(transport.count("/airports") == 2)
+        }
+    }
+
+    @Test("network first hands out its first rows after the refresh; a failed one shows next to the stored rows")
+    func networkFirstAndFailure() async throws {
+        try await withSyncServer { server, _ in
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL))
+            var iterator = loader.observe(Self.norway(.networkFirst)).makeAsyncIterator()
+            let first = try #require(try await iterator.next())
+            #expect(!first.rows.isEmpty)
+            #expect(first.refresh.lastRefreshed != nil)
+
+            await server.stop()
+            var offline = loader.observe(Self.norway(.networkFirst)).makeAsyncIterator()
+            let snapshot = try #require(try await offline.next())
+            #expect(snapshot.rows == first.rows)  // the stored rows, as they were
+            let error = try #require(snapshot.refresh.error as? HTTPError)
+            #expect(error.kind == .connectionFailed)
+            #expect(snapshot.refresh.lastRefreshed == first.refresh.lastRefreshed)
+        }
+    }
+
+    @Test("identical refreshes in flight share one request; a latest-only refresh cancels the one it replaces")
+    func sharingAndLatestOnly() async throws {
+        try await withSyncServer { server, _ in
+            let transport = CountingTransport(holding: true)
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL, transport: transport))
+            let resource = Self.norway(.networkFirst)
+            async let one = loader.refresh(resource)
+            async let two = loader.refresh(resource)
+            while transport.count("/airports") == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(100))  // the second caller joins the held request
+            transport.release()
+            let (a, b) = try await (one, two)
+            #expect(a == b)
+            #expect(!a.isEmpty)
+            #expect(transport.count("/airports") == 1)
+
+            // Type-ahead: "Os" is replaced by "Osl" before it answers.
+            let held = CountingTransport(holding: true)
+            let searching = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL, transport: held))
+            func search(_ text: String) -> Resource<AirportsAPI.List, AirportRecordMapper> {
+                Resource(
+                    AirportsAPI.List(search: text, limit: 20), mapper: AirportRecordMapper(), policy: .networkFirst)
+            }
+            let first = Task { try await searching.refresh(search("Os"), latestOnly: "search") }
+            while held.count("/airports") == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            let second = Task { try await searching.refresh(search("Osl"), latestOnly: "search") }
+            // The second request is sent once it has replaced (cancelled) the first.
+            while held.count("/airports") < 2 { try await Task.sleep(for: .milliseconds(2)) }
+            held.release()
+            await #expect(throws: (any Error).self) { try await first.value }
+            #expect(
+                try await second.value.allSatisfy {
+                    $0.name.lowercased().contains("osl") || ($0.city ?? "").lowercased().contains("osl")
+                })
+        }
+    }
+}
