@@ -473,9 +473,17 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors: no progress, no summary.")
     var quiet = false
 
+    @Option(
+        name: .customLong("page-size"), parsing: .unconditional,
+        help: ArgumentHelp("Airports per feed page, 1…10000 (default 5000).", valueName: "count"))
+    var pageSize = 5_000
+
     func validate() throws {
         guard let url = URL(string: from), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ValidationError("--from takes an http(s) URL, e.g. http://127.0.0.1:8080 (got '\(from)')")
+        }
+        guard (1...10_000).contains(pageSize) else {
+            throw ValidationError("--page-size must be 1…10000, e.g. --page-size 1000 (got \(pageSize))")
         }
     }
 
@@ -489,7 +497,7 @@ struct Sync: AsyncParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         let (report, status, rejected) = try await target.withStore(existing: false) { store in
-            let engine = SyncEngine.airports(store: store, client: client)
+            let engine = SyncEngine.airports(store: store, client: client, pageSize: pageSize)
             let report = try await engine.sync()
             return (report, try await engine.status(), try await engine.rejectedChanges())
         }
