@@ -17,9 +17,22 @@ public struct Conflict<Root: Entity>: Sendable {
     /// When the server last wrote each field, by column name (where the server keeps it).
     public let remoteFieldTimes: [String: Date]
 
+    /// A conflict from its parts (to test a policy).
+    public init(
+        base: Root?, local: Root, remote: Root, changedColumns: [String], localEditedAt: Date,
+        remoteFieldTimes: [String: Date]
+    ) {
+        self.base = base
+        self.local = local
+        self.remote = remote
+        self.changedColumns = changedColumns
+        self.localEditedAt = localEditedAt
+        self.remoteFieldTimes = remoteFieldTimes
+    }
+
     /// The remote row with the local edit's values in `columns` (all changed columns by default).
     ///
-    /// - Throws: ``DepotError`` when a value cannot be decoded back into the entity.
+    /// - Throws: `DepotError` when a value cannot be decoded back into the entity.
     public func remote(withLocal columns: [String]? = nil) throws -> Root {
         let schema = Root.schema
         var values = schema.values(of: remote)
@@ -45,15 +58,18 @@ public struct Conflict<Root: Entity>: Sendable {
 /// })
 /// ```
 public struct ConflictPolicy<Root: Entity>: Sendable {
-    let resolve: @Sendable (Conflict<Root>) throws -> Root
+    private let body: @Sendable (Conflict<Root>) throws -> Root
     /// A short name for logs and status ("server wins", …).
     public let name: String
 
     /// A policy from a function choosing the row every replica ends with.
     public init(name: String, resolve: @escaping @Sendable (Conflict<Root>) throws -> Root) {
         self.name = name
-        self.resolve = resolve
+        self.body = resolve
     }
+
+    /// The row this policy chooses for `conflict`: what is pushed and stored everywhere.
+    public func resolve(_ conflict: Conflict<Root>) throws -> Root { try body(conflict) }
 
     /// The server's row stands; the local edit is dropped.
     public static var serverWins: ConflictPolicy {

@@ -42,9 +42,11 @@ public final class ResourceLoader: Sendable {
     /// Fetches `resource` now and persists the response through its mapper in one transaction;
     /// returns the rows it stored (read back after the write, in the response's order).
     ///
-    /// - Parameter latestOnly: A group name: a refresh in flight in the same group for another
-    ///   key is cancelled.
-    /// - Throws: The client's ``HTTPError``, the mapper's or the store's ``DepotError`` (nothing is
+    /// - Parameters:
+    ///   - resource: What to fetch and where it is stored.
+    ///   - group: A group name (`latestOnly:`): a refresh in flight in the same group for another
+    ///     key is cancelled.
+    /// - Throws: The client's `HTTPError`, the mapper's or the store's `DepotError` (nothing is
     ///   stored then); `CancellationError` when a later `latestOnly` refresh replaced it.
     @discardableResult
     public func refresh<Request, Mapper>(_ resource: Resource<Request, Mapper>, latestOnly group: String? = nil)

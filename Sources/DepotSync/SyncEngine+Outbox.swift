@@ -160,7 +160,7 @@ extension SyncEngine {
     /// }
     /// ```
     ///
-    /// - Throws: ``DepotError`` of kind `.invalidQuery` when the patch is for another row or entity.
+    /// - Throws: `DepotError` of kind `.invalidQuery` when the patch is for another row or entity.
     public func rebase<Root: Entity>(_ change: PendingChange, onto patch: Patch<Root>) async throws {
         try await lock.withLock { try await rebaseUnlocked(change, onto: patch) }
     }

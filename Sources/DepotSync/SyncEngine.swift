@@ -43,8 +43,10 @@ public final class SyncEngine: Sendable {
     /// An engine syncing `entities` between `store` and the API `client` talks to.
     ///
     /// - Parameters:
+    ///   - store: The local store (every entity's table and the sync tables live there).
     ///   - client: The API's client; `nil` records edits and answers what is pending, and syncs
     ///     throw (`DepotError` of kind `.connection`).
+    ///   - entities: The entities that sync, each with its feed, push and conflict policy.
     ///   - clock: The local clock (edit times, pull times); the system's by default.
     public init(
         store: any Store, client: APIClient?, entities: [SyncedEntity],
@@ -66,8 +68,8 @@ public final class SyncEngine: Sendable {
     /// Pushes the outbox, then pulls every feed.
     ///
     /// - Returns: What was pushed, resolved, rejected and pulled.
-    /// - Throws: The first error that stopped the push or a pull (an ``HTTPError`` of the network
-    ///   or the server, a ``DepotError`` of the store); what was done before it stays done.
+    /// - Throws: The first error that stopped the push or a pull (an `HTTPError` of the network
+    ///   or the server, a `DepotError` of the store); what was done before it stays done.
     @discardableResult
     public func sync() async throws -> SyncReport {
         try await running {
@@ -420,7 +422,7 @@ public struct SyncReport: Sendable, Equatable {
     public var conflicts = 0
     /// Conflicts whose resolution kept the server's row as it was (nothing pushed again).
     public var resolvedByServer = 0
-    /// Edits the server refused (kept as ``RejectedChange``s).
+    /// Edits the server refused (kept as ``PendingChange``s).
     public var rejected = 0
     /// Rows (whole or partial) the feeds brought.
     public var pulledRows = 0

@@ -4,12 +4,12 @@ import Foundation
 
 /// How a synced entity's local edits reach your API: one request per outbox entry.
 ///
-/// The request carries the change (``OutgoingChange/value(_:)``: only the changed fields are
-/// present), the values the edit started from (``OutgoingChange/baseValue(_:)``: how a server
+/// The request carries the change (`value(_:)`: only the changed fields are
+/// present), the values the edit started from (`baseValue(_:)`: how a server
 /// detects a conflict) and the ``OutgoingChange/idempotencyKey`` (how it applies a delivery it
 /// already applied only once). Its response is a ``PushResult``: applied, or a conflict with the
 /// server's row; a status the endpoint does not accept throws, and a 4xx other than 408/429 is
-/// kept as a rejection (``RejectedChange``).
+/// kept as a rejection (``PendingChange``).
 ///
 /// ```swift
 /// struct NotesPush: SyncPush {
@@ -56,7 +56,7 @@ public struct RemoteRow<Root: Entity>: Sendable {
 public struct OutgoingChange<Root: Entity>: Sendable {
     /// Whether the edit set fields (or created the row) or deleted the row.
     public enum Operation: String, Sendable {
-        /// Fields set, or a row created (``OutgoingChange/base`` is then `nil`).
+        /// Fields set, or a row created (``OutgoingChange/baseValues`` is then `nil`).
         case set
         /// The row deleted.
         case delete
@@ -84,7 +84,7 @@ public struct OutgoingChange<Root: Entity>: Sendable {
 
     /// The single-column key as `Key`.
     ///
-    /// - Throws: ``DepotError`` of kind `.decodingFailed` when the key is composite or not a `Key`.
+    /// - Throws: `DepotError` of kind `.decodingFailed` when the key is composite or not a `Key`.
     public func key<Key: StorableValue>(as type: Key.Type) throws -> Key {
         guard key.count == 1 else {
             throw DepotError(
@@ -99,24 +99,24 @@ public struct OutgoingChange<Root: Entity>: Sendable {
         }
     }
 
-    /// The new value of a changed field; ``Field/absent`` when the edit did not change it.
+    /// The new value of a changed field; `.absent` when the edit did not change it.
     public func value<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>) -> Field<Value> {
         Self.field(changes, keyPath)
     }
 
-    /// The new value of a changed optional field: ``Field/null`` when the edit cleared it,
-    /// ``Field/absent`` when it did not change it.
+    /// The new value of a changed optional field: `.null` when the edit cleared it,
+    /// `.absent` when it did not change it.
     public func value<Value: StorableValue>(_ keyPath: KeyPath<Root, Value?>) -> Field<Value> {
         Self.optionalField(changes, keyPath)
     }
 
-    /// The value a field had before the edit; ``Field/absent`` for a new row.
+    /// The value a field had before the edit; `.absent` for a new row.
     public func baseValue<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>) -> Field<Value> {
         Self.field(baseValues ?? [:], keyPath)
     }
 
-    /// The value an optional field had before the edit (``Field/null`` when it had none);
-    /// ``Field/absent`` for a new row.
+    /// The value an optional field had before the edit (`.null` when it had none);
+    /// `.absent` for a new row.
     public func baseValue<Value: StorableValue>(_ keyPath: KeyPath<Root, Value?>) -> Field<Value> {
         Self.optionalField(baseValues ?? [:], keyPath)
     }

@@ -1,7 +1,7 @@
 import Depot
 import Foundation
 
-/// A ``StoredValue`` in JSON, tagged with its kind so that it reads back exactly: how the outbox
+/// A `StoredValue` in JSON, tagged with its kind so that it reads back exactly: how the outbox
 /// keeps keys, changed values and bases in a text column on every store.
 ///
 /// `null` is JSON `null`; every other value is a one-member object: `{"text": "Oslo"}`,

@@ -1,7 +1,7 @@
 import Depot
 import Foundation
 
-/// The store an app writes through when some of its entities sync: the ordinary ``Store`` API,
+/// The store an app writes through when some of its entities sync: the ordinary `Store` API,
 /// with every write to a synced entity's table recorded in the outbox in the same transaction.
 ///
 /// Get it from ``SyncEngine/store``. Reads pass straight through; writes to tables that do not sync
