@@ -18,10 +18,10 @@ func someAirports(_ countries: Set<String> = ["NO", "IS", "DK"]) throws -> [Airp
 
 /// An airports API over a fresh SQLite store holding `airports`, on 127.0.0.1; stopped after `body`.
 func withSyncServer(
-    _ airports: [Airport]? = nil, limits: AirportsServer.Limits = AirportsServer.Limits(),
-    _ body: (AirportsServer, SQLiteStore) async throws -> Void
+    _ airports: [Airport]? = nil, limits: AirportsServer.Limits = AirportsServer.Limits(), on given: (any Store)? = nil,
+    _ body: (AirportsServer, any Store) async throws -> Void
 ) async throws {
-    let store = try SQLiteStore.temporary()
+    let store = try given ?? SQLiteStore.temporary()
     try await store.repository(Airport.self).insert(try airports ?? someAirports())
     let server = try await AirportsServer.start(store: store, limits: limits)
     try await withCleanup {
@@ -67,6 +67,6 @@ struct Replica {
     }
 }
 
-func serverAirports(_ store: SQLiteStore) async throws -> [Airport] {
+func serverAirports(_ store: any Store) async throws -> [Airport] {
     try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
 }

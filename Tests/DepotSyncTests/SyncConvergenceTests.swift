@@ -66,20 +66,21 @@ struct SyncConvergenceTests {
     /// Runs `schedule`, then syncs every replica until all are quiet, and checks convergence.
     /// Returns the faults injected.
     @discardableResult
-    static func run(replicas count: Int, schedule: [Step], seed: UInt64, airports: [Airport]) async throws
-        -> [String: Int]
-    {
+    static func run(
+        replicas count: Int, schedule: [Step], seed: UInt64, airports: [Airport], server given: (any Store)? = nil,
+        replicaStores: [any Store]? = nil
+    ) async throws -> [String: Int] {
         var injected: [String: Int] = [:]
-        try await withSyncServer(airports) { server, serverStore in
+        try await withSyncServer(airports, on: given) { server, serverStore in
             let clock = TestClock()
             var retry = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
             retry.retryableStatuses.insert(503)
             var transports: [FaultTransport] = []
             var engines: [SyncEngine] = []
-            var stores: [SQLiteStore] = []
+            var stores: [any Store] = []
             for index in 0..<count {
                 let transport = FaultTransport(seed: seed &+ UInt64(index), rates: .harsh)
-                let store = try SQLiteStore.temporary()
+                let store = try replicaStores?[index] ?? SQLiteStore.temporary()
                 let client = APIClient(
                     baseURL: server.baseURL, transport: transport, configuration: .init(retryPolicy: retry))
                 transports.append(transport)

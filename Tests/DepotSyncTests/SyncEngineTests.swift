@@ -243,6 +243,33 @@ struct SyncEngineTests {
         }
     }
 
+    @Test("the sync status follows edits and syncs: pending changes, last pull, last error, running")
+    func statusUpdates() async throws {
+        try await withSyncServer { server, _ in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            var updates = replica.engine.statusUpdates().makeAsyncIterator()
+            let start = try #require(try await updates.next())
+            #expect(start.pendingChanges == 0)
+            #expect(start.lastPull != nil)
+            #expect(start.lastError == nil)
+            try await replica.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Status")])
+            var status = try #require(try await updates.next())
+            while status.pendingChanges != 1 { status = try #require(try await updates.next()) }
+            try await replica.engine.sync()
+            while status.pendingChanges != 0 || status.isSyncing { status = try #require(try await updates.next()) }
+            #expect(status.lastPush != nil)
+
+            await server.stop()
+            try await replica.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Offline")])
+            await #expect(throws: HTTPError.self) { try await replica.engine.sync() }
+            let failed = try await replica.engine.status()
+            #expect(failed.pendingChanges == 1)
+            #expect(failed.lastError?.contains("connection") == true)
+            #expect(!failed.isSyncing)
+        }
+    }
+
     @Test("a cursor the server no longer reaches starts a full copy that removes rows it did not deliver")
     func expiredCursorCopiesAgain() async throws {
         var limits = AirportsServer.Limits()
