@@ -189,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "DepotSyncTests",
             dependencies: [
-                "DepotSync", "Depot", "DepotHTTP", "DepotSQLite", "DepotPostgres", "DepotTestSupport", "AirportsExample",
+                "DepotSync", "Depot", "DepotHTTP", "DepotSQLite", "DepotPostgres", "DepotTestSupport",
+                "AirportsExample",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
