@@ -58,6 +58,30 @@ public final class ResourceLoader: Sendable {
         return try keys.compactMap { key in try stored[SyncJSON.keyText(key)].map { try schema.decode($0) } }
     }
 
+    /// ``refresh(_:latestOnly:)``, the stored rows handed out as domain models through `domain`.
+    ///
+    /// ```swift
+    /// let places: [Place] = try await loader.refresh(norway, mappedBy: PlaceMapper())
+    /// ```
+    ///
+    /// - Throws: What ``refresh(_:latestOnly:)`` throws; `DepotError` of kind `.mappingFailed`
+    ///   wrapping an error `domain` throws.
+    public func refresh<Request, Mapper, Domain: DomainMapper>(
+        _ resource: Resource<Request, Mapper>, latestOnly group: String? = nil, mappedBy domain: Domain
+    ) async throws -> [Domain.Model] where Domain.Stored == Mapper.Target {
+        try await refresh(resource, latestOnly: group).map { entity in
+            do {
+                return try domain.model(from: entity)
+            } catch let error as DepotError {
+                throw error
+            } catch {
+                throw DepotError(
+                    .mappingFailed, "\(Domain.self) could not map a stored \(Mapper.Target.self): \(error)",
+                    table: Mapper.Target.schema.tableName, underlying: error)
+            }
+        }
+    }
+
     /// The refresh state of `resource` now (its last refresh read from the store).
     public func refreshState<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> RefreshState {
         var current = state.withLock { $0.states[resource.key] } ?? RefreshState()

@@ -119,6 +119,33 @@ struct ResourceLoaderTests {
         }
     }
 
+    struct Place: Equatable, Sendable {
+        var code: String
+        var title: String
+    }
+
+    struct PlaceMapper: DomainMapper {
+        func model(from entity: Airport) -> Place { Place(code: entity.icao, title: entity.name) }
+        func entity(from model: Place) throws -> Airport {
+            throw DepotError(.mappingFailed, "places are read only")
+        }
+    }
+
+    @Test("a refresh returns what it stored, in the response's order, and as domain models through a mapper")
+    func refreshReturnsStored() async throws {
+        try await withSyncServer { server, serverStore in
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL))
+            let stored = try await loader.refresh(Self.norway(.networkFirst))
+            let expected = try await serverStore.repository(Airport.self).fetch(
+                where: \.country == "NO", orderBy: [.ascending(\.icao)])
+            #expect(stored == expected)
+            #expect(try await store.repository(Airport.self).count() == expected.count)
+            let places = try await loader.refresh(Self.norway(.networkFirst), mappedBy: PlaceMapper())
+            #expect(places == expected.map { Place(code: $0.icao, title: $0.name) })
+        }
+    }
+
     @Test("identical refreshes in flight share one request; a latest-only refresh cancels the one it replaces")
     func sharingAndLatestOnly() async throws {
         try await withSyncServer { server, _ in
