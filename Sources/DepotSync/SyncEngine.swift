@@ -188,14 +188,29 @@ public final class SyncEngine: Sendable {
                     mode = FeedCursor.noCopy
                 }
                 // Local edits not pushed yet stay visible over what the server sent, whose values
-                // move the shadows discards restore from.
-                for (key, changes) in zip(page.keys, page.changes) {
-                    try await Shadows.advance(table.name, try SyncJSON.keyText(key), changes: changes, in: writer)
+                // move the shadows discards restore from (only rows with waiting edits have one).
+                let tableName = table.name
+                let waiting = try await tx.repository(OutboxEntry.self).fetch(
+                    where: \.table == tableName, orderBy: [.ascending(\.sequence)])
+                if !waiting.isEmpty {
+                    let edited = Set(waiting.map(\.key))
+                    var touched = Set<String>()
+                    for (key, changes) in zip(page.keys, page.changes) {
+                        let text = try SyncJSON.keyText(key)
+                        guard edited.contains(text) else { continue }
+                        touched.insert(text)
+                        try await Shadows.advance(table.name, text, changes: changes, in: writer)
+                    }
+                    for key in page.deletions {
+                        let text = try SyncJSON.keyText(key)
+                        guard edited.contains(text) else { continue }
+                        touched.insert(text)
+                        try await Shadows.advance(table.name, text, changes: nil, in: writer)
+                    }
+                    for entry in waiting where touched.contains(entry.key) {
+                        try await reapply(entry, entity: entity, in: writer)
+                    }
                 }
-                for key in page.deletions {
-                    try await Shadows.advance(table.name, try SyncJSON.keyText(key), changes: nil, in: writer)
-                }
-                try await reapplyPending(entity, keys: page.keys + page.deletions, in: writer)
                 try await tx.repository(FeedCursor.self).upsert(
                     FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
             }
@@ -220,21 +235,6 @@ public final class SyncEngine: Sendable {
             .map { try SyncJSON.key($0.key) }
         try await RowReads.remove(from: entity.table, keys: stale, in: writer)
         _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
-    }
-
-    /// Applies the outbox's waiting edits of `keys` again, in order, over what a pull stored.
-    private func reapplyPending(_ entity: any SyncedEntityBox, keys: [[StoredValue]], in writer: any StoreWriter)
-        async throws
-    {
-        guard !keys.isEmpty else { return }
-        let tableName = entity.table.name
-        let entries = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
-            where: \.table == tableName, orderBy: [.ascending(\.sequence)])
-        guard !entries.isEmpty else { return }
-        let touched = Set(try keys.map { try SyncJSON.keyText($0) })
-        for entry in entries where touched.contains(entry.key) {
-            try await reapply(entry, entity: entity, in: writer)
-        }
     }
 
     /// Writes `entry`'s edit to the local row again (without recording it).

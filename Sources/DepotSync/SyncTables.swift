@@ -108,9 +108,12 @@ enum Shadows {
     static func start(_ table: String, _ key: String, values: [String: StoredValue]?, in writer: any StoreWriter)
         async throws
     {
-        let shadows = Transaction(writer: writer).repository(ShadowRow.self)
-        guard try await shadows.find(table, key) == nil, let values else { return }
-        try await shadows.insert(ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values)))
+        guard let values, try await find(table, key, in: writer) == nil else { return }
+        let schema = ShadowRow.schema
+        let row = ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values))
+        try await writer.write(
+            RowBatch(columns: schema.table.columns.map(\.name), values: schema.values(of: row)), into: schema.table,
+            mode: .insert)
     }
 
     /// Moves a shadow on by `changes` (the server's new values of some columns), or marks it deleted.

@@ -163,7 +163,13 @@ struct RecordingWriter: StoreWriter {
                     idempotencyKey: UUID().uuidString, attempts: 0, rejection: nil))
             next += 1
         }
-        if !entries.isEmpty { try await outbox.insert(entries) }
+        if !entries.isEmpty {
+            // Straight to the writer: no savepoint of its own inside this write's.
+            let schema = OutboxEntry.schema
+            try await base.write(
+                RowBatch(columns: schema.table.columns.map(\.name), values: entries.flatMap(schema.values(of:))),
+                into: schema.table, mode: .insert)
+        }
     }
 
     func scan<Result: Sendable>(
