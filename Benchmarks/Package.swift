@@ -50,6 +50,25 @@ let package = Package(
                     name: "AsyncHTTPClient", package: "async-http-client",
                     condition: .when(platforms: [.linux])),
             ]),
+        // DepotSync against raw baselines: the initial pull of the airports feed (APIClient + SQLite
+        // C API), one incremental change, and the outbox's cost per local edit; the feed is served
+        // by a Hummingbird server on 127.0.0.1 in the same process.
+        .executableTarget(
+            name: "depot-sync-bench",
+            dependencies: [
+                "BenchHarness",
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotSQLite", package: "Depot"),
+                .product(name: "DepotHTTP", package: "Depot"),
+                .product(name: "DepotSync", package: "Depot"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(platforms: [.linux])),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

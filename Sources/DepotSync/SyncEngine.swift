@@ -195,11 +195,11 @@ public final class SyncEngine: Sendable {
                 if !waiting.isEmpty {
                     let edited = Set(waiting.map(\.key))
                     var touched = Set<String>()
-                    for (key, changes) in zip(page.keys, page.changes) {
+                    for (index, key) in page.keys.enumerated() {
                         let text = try SyncJSON.keyText(key)
                         guard edited.contains(text) else { continue }
                         touched.insert(text)
-                        try await Shadows.advance(table.name, text, changes: changes, in: writer)
+                        try await Shadows.advance(table.name, text, changes: page.changes(index), in: writer)
                     }
                     for key in page.deletions {
                         let text = try SyncJSON.keyText(key)

@@ -45,8 +45,9 @@ protocol SyncedEntityBox: Sendable {
 struct ErasedPage: Sendable {
     var patches: any Sendable
     var keys: [[StoredValue]]
-    /// Each patch's assigned values by column, in `keys` order.
-    var changes: [[String: StoredValue]]
+    /// The assigned values by column of the patch at an index of `keys` (computed only for the
+    /// rows that need them: those with waiting edits).
+    var changes: @Sendable (Int) -> [String: StoredValue]
     var deletions: [[StoredValue]]
     var cursor: String?
     var hasMore: Bool
@@ -76,16 +77,18 @@ where Feed.Root == Root, Push.Root == Root {
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage {
         let response = try await client.send(feed.request(after: cursor))
         let page = try feed.page(from: response)
-        for key in page.changes.map(\.key) + page.deletions where key.count != Root.schema.primaryKeyIndices.count {
+        let keys = page.changes.map(\.key)
+        let width = Root.schema.primaryKeyIndices.count
+        if let key = keys.first(where: { $0.count != width }) ?? page.deletions.first(where: { $0.count != width }) {
             throw DepotError(
                 .mappingFailed,
                 "the feed \(feed.name) sent a key of \(key.count) value(s); \(Root.self)'s has "
                     + "\(Root.schema.primaryKeyIndices.count)", table: Root.schema.tableName)
         }
         return ErasedPage(
-            patches: page.changes, keys: page.changes.map(\.key),
-            changes: page.changes.map { patch in
-                Dictionary(patch.assignedValues.map { ($0.column, $0.value) }) { _, last in last }
+            patches: page.changes, keys: keys,
+            changes: { [patches = page.changes] index in
+                Dictionary(patches[index].assignedValues.map { ($0.column, $0.value) }) { _, last in last }
             },
             deletions: page.deletions, cursor: page.cursor,
             hasMore: page.hasMore, isExpired: page.isExpired)
@@ -97,16 +100,12 @@ where Feed.Root == Root, Push.Root == Root {
             // applied on the server yet) has nothing to update: skip it rather than fail the page
             // forever. Whole rows are created as usual.
             let table = Root.schema.table
-            let required = Set(table.columns.filter { !$0.isNullable }.map(\.name))
-            let partial = patches.filter { !required.isSubset(of: Set($0.assignedColumns + table.primaryKey)) }
+            let partial = patches.filter { !$0.assignsEveryRequiredColumn }
             if !partial.isEmpty {
                 let stored = try await RowReads.rows(of: table, keys: partial.map(\.key), in: writer)
                 let missing = Set(try partial.map(\.key).filter { try stored[SyncJSON.keyText($0)] == nil })
                 if !missing.isEmpty {
-                    patches.removeAll { patch in
-                        missing.contains(patch.key)
-                            && !required.isSubset(of: Set(patch.assignedColumns + table.primaryKey))
-                    }
+                    patches.removeAll { missing.contains($0.key) && !$0.assignsEveryRequiredColumn }
                 }
             }
             if !patches.isEmpty { try await Transaction(writer: writer).repository(Root.self).apply(patches) }

@@ -26,6 +26,9 @@ public struct BenchResult: Encodable {
     public var peakRSSMegabytes: Double?
     /// Per-request figures, for cases that time single requests.
     public var latency: Latency?
+    /// HTTP requests one round of the subject sent, for cases that count them (`requests` in
+    /// the JSON line, left out when nil).
+    public var requests: Int?
 
     /// Per-request latency and throughput, for the subject and the baseline.
     public struct Latency: Encodable {
@@ -68,7 +71,7 @@ public struct BenchResult: Encodable {
     /// A result; the ratio is `subject / baseline` and peak memory is read now.
     public init(
         case name: String, backend: String, n: Int, subject: String, medianMilliseconds: Double, baseline: String,
-        baselineMedianMilliseconds: Double, latency: Latency? = nil
+        baselineMedianMilliseconds: Double, latency: Latency? = nil, requests: Int? = nil
     ) {
         self.case = name
         self.backend = backend
@@ -80,10 +83,11 @@ public struct BenchResult: Encodable {
         self.ratio = medianMilliseconds / baselineMedianMilliseconds
         self.peakRSSMegabytes = BenchHarness.peakRSSMegabytes()
         self.latency = latency
+        self.requests = requests
     }
 
     enum CodingKeys: String, CodingKey {
-        case `case`, backend, n, subject, baseline, ratio
+        case `case`, backend, n, subject, baseline, ratio, requests
         case medianMilliseconds = "median_ms"
         case baselineMedianMilliseconds = "baseline_median_ms"
         case peakRSSMegabytes = "peak_rss_mb"
@@ -101,6 +105,7 @@ public struct BenchResult: Encodable {
         try container.encode(medianMilliseconds, forKey: .medianMilliseconds)
         try container.encode(baselineMedianMilliseconds, forKey: .baselineMedianMilliseconds)
         try container.encode(peakRSSMegabytes, forKey: .peakRSSMegabytes)
+        try container.encodeIfPresent(requests, forKey: .requests)
         try latency?.encode(to: encoder)
     }
 }

@@ -137,6 +137,17 @@ public struct Patch<Root: Entity>: Sendable {
         assignments.sorted { $0.column < $1.column }.map { (Root.schema.columns[$0.column].name, $0.value) }
     }
 
+    /// Whether the patch assigns every required (non-optional, non-key) column: applied to a key
+    /// that is not stored, it creates the row instead of failing.
+    public var assignsEveryRequiredColumn: Bool {
+        let schema = Root.schema
+        for (index, column) in schema.columns.enumerated()
+        where !column.isNullable && !schema.primaryKeyIndices.contains(index) {
+            if !assignments.contains(where: { $0.column == index }) { return false }
+        }
+        return true
+    }
+
     /// A patch of the row with primary key `key` (in key order) assigning stored values by column
     /// name: how a sync layer rebuilds a patch it kept as values.
     ///
