@@ -130,8 +130,7 @@ extension SyncEngine {
     /// longer has (or never had: the edit created it) is removed.
     func restoreFromShadow(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
         let key = try SyncJSON.key(entry.key)
-        let shadow = try await Shadows.find(entry.table, entry.key, in: writer)
-        if let values = try shadow?.values.map(SyncJSON.values) {
+        if let values = try await Shadows.serverValues(entry.table, entry.key, fallback: entry, in: writer) {
             let changed = try SyncJSON.values(entry.changes)
             let restored = entry.operation == OutboxEntry.delete ? values : values.filter { changed[$0.key] != nil }
             if !restored.isEmpty {

@@ -306,10 +306,7 @@ public final class SyncEngine: Sendable {
                             let removed = try await Transaction(writer: writer).repository(OutboxEntry.self).remove(
                                 where: \.sequence == pushed.sequence && \.idempotencyKey == pushed.idempotencyKey)
                             guard removed == 1 else { return }
-                            let changes =
-                                pushed.operation == OutboxEntry.delete ? nil : try SyncJSON.values(pushed.changes)
-                            try await Shadows.advance(pushed.table, pushed.key, changes: changes, in: writer)
-                            try await Shadows.dropIfDone(pushed.table, pushed.key, in: writer)
+                            try await Shadows.applied(pushed, in: writer)
                         }
                         report.pushed += 1
                         update { $0.lastPush = self.clock() }

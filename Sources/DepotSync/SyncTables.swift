@@ -81,10 +81,11 @@ struct SeenKey: Entity, Equatable {
     }
 }
 
-/// The row as the server last had it (`depot_sync_shadows`), kept while local edits of it wait in
-/// the outbox: what discarding an edit puts back. Starts as the row before the first waiting
-/// edit; pulled pages, applied pushes and resolved conflicts move it on; removed with the key's
-/// last outbox entry.
+/// The row as the server last had it (`depot_sync_shadows`), where that is not the base of the
+/// row's earliest waiting edit: what discarding an edit puts back. While no pull has touched a row
+/// with waiting edits, its earliest edit's base is that row (so a local edit writes no shadow);
+/// a pulled page, an applied push or a resolved conflict of such a row writes one, and it is
+/// removed with the row's last outbox entry.
 struct ShadowRow: Entity, Equatable {
     var table: String
     var key: String
@@ -100,36 +101,47 @@ struct ShadowRow: Entity, Equatable {
 
 /// Reads and moves shadows inside a transaction.
 enum Shadows {
-    static func find(_ table: String, _ key: String, in writer: any StoreWriter) async throws -> ShadowRow? {
-        try await Transaction(writer: writer).repository(ShadowRow.self).find(table, key)
+    /// The server's row as last seen, for a row with waiting edits: the shadow row, else the base of
+    /// its earliest waiting edit (`fallback` when none is left). `nil` when the server does not have
+    /// the row (deleted there, or created here and not pushed yet).
+    static func serverValues(
+        _ table: String, _ key: String, fallback: OutboxEntry? = nil, in writer: any StoreWriter
+    ) async throws -> [String: StoredValue]? {
+        let tx = Transaction(writer: writer)
+        if let shadow = try await tx.repository(ShadowRow.self).find(table, key) {
+            return try shadow.values.map(SyncJSON.values)
+        }
+        let earliest = try await tx.repository(OutboxEntry.self).first(
+            where: \.table == table && \.key == key, orderBy: [.ascending(\.sequence)])
+        let entry = [earliest, fallback].compactMap { $0 }.min { $0.sequence < $1.sequence }
+        return try entry?.base.map(SyncJSON.values)
     }
 
-    /// Starts the shadow of a row about to get its first waiting edit (kept if it exists).
-    static func start(_ table: String, _ key: String, values: [String: StoredValue]?, in writer: any StoreWriter)
-        async throws
-    {
-        guard let values, try await find(table, key, in: writer) == nil else { return }
-        let schema = ShadowRow.schema
-        let row = ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values))
-        try await writer.write(
-            RowBatch(columns: schema.table.columns.map(\.name), values: schema.values(of: row)), into: schema.table,
-            mode: .insert)
-    }
-
-    /// Moves a shadow on by `changes` (the server's new values of some columns), or marks it deleted.
+    /// Moves the server's row on by `changes` (its new values of some columns; all of them with
+    /// `replacing`), or marks it deleted (`changes` nil), writing the shadow row.
     static func advance(
         _ table: String, _ key: String, changes: [String: StoredValue]?, replacing: Bool = false,
         in writer: any StoreWriter
     ) async throws {
         let shadows = Transaction(writer: writer).repository(ShadowRow.self)
-        guard let shadow = try await shadows.find(table, key) else { return }
         guard let changes else {
             try await shadows.upsert(ShadowRow(table: table, key: key, values: nil))
             return
         }
-        var values = replacing ? [:] : try shadow.values.map(SyncJSON.values) ?? [:]
+        var values = replacing ? [:] : try await serverValues(table, key, in: writer) ?? [:]
         values.merge(changes) { _, new in new }
         try await shadows.upsert(ShadowRow(table: table, key: key, values: try SyncJSON.valuesText(values)))
+    }
+
+    /// After the server applied `entry`: moves the shadow row on, if the row has one (otherwise
+    /// the next waiting edit's base already is the server's row).
+    static func applied(_ entry: OutboxEntry, in writer: any StoreWriter) async throws {
+        let shadows = Transaction(writer: writer).repository(ShadowRow.self)
+        if try await shadows.find(entry.table, entry.key) != nil {
+            let changes = entry.operation == OutboxEntry.delete ? nil : try SyncJSON.values(entry.changes)
+            try await advance(entry.table, entry.key, changes: changes, in: writer)
+        }
+        try await dropIfDone(entry.table, entry.key, in: writer)
     }
 
     /// Drops the shadow when no outbox entry of its row is left.

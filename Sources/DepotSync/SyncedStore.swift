@@ -153,9 +153,6 @@ struct RecordingWriter: StoreWriter {
                 try SyncJSON.valuesText(
                     Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.name), row)))
             }
-            try await Shadows.start(
-                table.name, keyText,
-                values: old.map { Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.name), $0)) }, in: base)
             entries.append(
                 OutboxEntry(
                     sequence: next, table: table.name, key: keyText, operation: operation,
