@@ -17,25 +17,48 @@ import Synchronization
 /// replaces in that group (type-ahead search); the cancelled one stores nothing and throws
 /// `CancellationError`.
 public final class ResourceLoader: Sendable {
-    /// The store responses are persisted in. Give it the store under a ``SyncEngine`` (``SyncEngine/base``),
-    /// so that what the server sent is not recorded as local edits.
+    /// The store responses are persisted in.
     public let store: any Store
     /// The API's client.
     public let client: APIClient
+    /// The sync engine whose waiting edits stay on top of what a refresh stores (``init(engine:clock:)``).
+    let engine: SyncEngine?
     let clock: @Sendable () -> Date
     private let state = Mutex(LoaderState())
 
+    private struct InFlight {
+        var id: UUID
+        var task: Task<[[StoredValue]], any Error>
+    }
+
     private struct LoaderState {
-        var inFlight: [String: Task<[[StoredValue]], any Error>] = [:]
-        var latest: [String: (key: String, task: Task<[[StoredValue]], any Error>)] = [:]
+        var inFlight: [String: InFlight] = [:]
+        var latest: [String: (key: String, id: UUID)] = [:]
         var states: [String: RefreshState] = [:]
         var listeners: [String: [UUID: AsyncStream<RefreshState>.Continuation]] = [:]
     }
 
-    /// A loader persisting into `store` what `client` fetches.
+    /// A loader persisting into `store` what `client` fetches. For entities a ``SyncEngine`` syncs,
+    /// use ``init(engine:clock:)``.
     public init(store: any Store, client: APIClient, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.client = client
+        self.engine = nil
+        self.clock = clock
+    }
+
+    /// A loader working with `engine`: it fetches through the engine's client and stores into the
+    /// store under it, as a pulled page is stored — what the server sent is not recorded as a local
+    /// edit, and edits of synced entities waiting to be pushed stay on top of it.
+    ///
+    /// - Throws: `DepotError` of kind `.connection` when the engine has no client.
+    public init(engine: SyncEngine, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        guard let client = engine.client else {
+            throw DepotError(.connection, "a resource loader needs an API client: this sync engine has none")
+        }
+        self.store = engine.base
+        self.client = client
+        self.engine = engine
         self.clock = clock
     }
 
@@ -177,23 +200,28 @@ public final class ResourceLoader: Sendable {
     {
         let key = resource.key
         let task = state.withLock { state -> Task<[[StoredValue]], any Error> in
-            if let running = state.inFlight[key] { return running }
-            let task = Task { try await self.fetchAndStore(resource) }
-            state.inFlight[key] = task
+            // A refresh of the same key in flight is joined, unless a later one cancelled it.
+            if let running = state.inFlight[key], !running.task.isCancelled { return running.task }
+            let id = UUID()
+            let task = Task { try await self.fetchAndStore(resource, id: id) }
+            state.inFlight[key] = InFlight(id: id, task: task)
             if let group {
-                if let previous = state.latest[group], previous.key != key { previous.task.cancel() }
-                state.latest[group] = (key, task)
+                if let previous = state.latest[group], previous.key != key,
+                    let replaced = state.inFlight[previous.key], replaced.id == previous.id
+                {
+                    replaced.task.cancel()
+                }
+                state.latest[group] = (key, id)
             }
             return task
         }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
+        // A caller that stops waiting does not cancel what others wait for too.
+        return try await task.value
     }
 
-    private func fetchAndStore<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> [[StoredValue]] {
+    private func fetchAndStore<Request, Mapper>(_ resource: Resource<Request, Mapper>, id: UUID) async throws
+        -> [[StoredValue]]
+    {
         let key = resource.key
         let previous = try? await refreshState(resource)
         publish(key, RefreshState(isRefreshing: true, error: nil, lastRefreshed: previous?.lastRefreshed))
@@ -212,20 +240,29 @@ public final class ResourceLoader: Sendable {
                 }
             }
             let now = clock()
-            try await store.write { tx in
-                try await tx.repository(Mapper.Target.self).apply(patches)
+            let engine = engine
+            try await store.transaction { writer in
+                let tx = Transaction(writer: writer)
+                if try await engine?.storeServerRows(patches, in: writer) != true {
+                    try await tx.repository(Mapper.Target.self).apply(patches)
+                }
                 try await tx.repository(ResourceRefresh.self).upsert(ResourceRefresh(key: key, refreshedAt: now))
             }
-            finish(key, RefreshState(lastRefreshed: now))
+            finish(key, id: id, RefreshState(lastRefreshed: now))
             return patches.map(\.key)
         } catch {
-            finish(key, RefreshState(error: error, lastRefreshed: previous?.lastRefreshed))
+            // A refresh a later one replaced is not a failure to show.
+            let cancelled = error is CancellationError || (error as? HTTPError)?.kind == .cancelled
+            finish(key, id: id, RefreshState(error: cancelled ? nil : error, lastRefreshed: previous?.lastRefreshed))
             throw error
         }
     }
 
-    private func finish(_ key: String, _ refresh: RefreshState) {
-        state.withLock { _ = $0.inFlight.removeValue(forKey: key) }
+    private func finish(_ key: String, id: UUID, _ refresh: RefreshState) {
+        state.withLock { state in
+            if state.inFlight[key]?.id == id { state.inFlight.removeValue(forKey: key) }
+            for (group, latest) in state.latest where latest.id == id { state.latest.removeValue(forKey: group) }
+        }
         publish(key, refresh)
     }
 

@@ -45,8 +45,11 @@ public struct PendingChange: Sendable, Equatable {
     public var attempts: Int
     /// Why the server refused it; `nil` while it waits to be pushed.
     public var rejection: SyncRejection?
+    /// The key its push is sent under (a retry or a rebase gives it a new one).
+    public var idempotencyKey: String
 
     init(_ entry: OutboxEntry) throws {
+        idempotencyKey = entry.idempotencyKey
         sequence = entry.sequence
         table = entry.table
         key = try SyncJSON.key(entry.key)
@@ -89,65 +92,34 @@ extension SyncEngine {
     }
 
     /// Pushes a rejected change again at the next sync, as it is (after the server was fixed, or
-    /// the rule it broke changed).
+    /// the rule it broke changed), under a new idempotency key.
     public func retry(_ change: PendingChange) async throws {
         // Not while a sync pushes: it could be pushing this very change.
         try await lock.withLock {
-            try await retryUnlocked(change)
-        }
-    }
-
-    private func retryUnlocked(_ change: PendingChange) async throws {
-        try await base.write { tx in
-            let outbox = tx.repository(OutboxEntry.self)
-            guard var entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
-            entry.rejection = nil
-            entry.attempts = 0
-            try await outbox.upsert(entry)
-        }
-    }
-
-    /// Drops a change from the outbox and puts the local row back as it was before it (the
-    /// changed fields get their base values; a created row is removed, a deleted one restored),
-    /// with the later edits of the same row on top.
-    public func discard(_ change: PendingChange) async throws {
-        try await lock.withLock { try await discardUnlocked(change) }
-    }
-
-    private func discardUnlocked(_ change: PendingChange) async throws {
-        guard let entity = entities[change.table] else { throw Self.notSynced(change.table) }
-        try await base.transaction { writer in
-            let outbox = Transaction(writer: writer).repository(OutboxEntry.self)
-            guard let entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
-            _ = try await outbox.remove(entry.sequence)
-            try await self.restoreFromShadow(entry, entity: entity, in: writer)
-            try await Shadows.dropIfDone(entry.table, entry.key, in: writer)
-        }
-    }
-
-    /// Puts the columns `entry` changed (the whole row, for a delete) back to the server's values as
-    /// last seen (the shadow), then writes the later edits of the row on top. A row the server no
-    /// longer has (or never had: the edit created it) is removed.
-    func restoreFromShadow(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
-        let key = try SyncJSON.key(entry.key)
-        if let values = try await Shadows.serverValues(entry.table, entry.key, fallback: entry, in: writer) {
-            let changed = try SyncJSON.values(entry.changes)
-            let restored = entry.operation == OutboxEntry.delete ? values : values.filter { changed[$0.key] != nil }
-            if !restored.isEmpty {
-                do {
-                    try await writer.savepoint { inner in try await entity.apply(values: restored, key: key, in: inner)
-                    }
-                } catch let error as DepotError where error.kind == .missingColumns {
-                    // Gone locally and partial: nothing to restore onto.
-                }
+            try await base.transaction { writer in
+                var entry = try await Self.entry(for: change, in: writer)
+                entry.rejection = nil
+                entry.attempts = 0
+                entry.idempotencyKey = UUID().uuidString
+                try await Transaction(writer: writer).repository(OutboxEntry.self).upsert(entry)
             }
-        } else {
-            try await RowReads.remove(from: entity.table, keys: [key], in: writer)
         }
-        let later = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
-            where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
-            orderBy: [.ascending(\.sequence)])
-        for laterEntry in later { try await reapply(laterEntry, entity: entity, in: writer) }
+    }
+
+    /// Drops a change from the outbox and puts the local row back as the server last had it in
+    /// the columns the change set (the whole row, for a delete; a row the server does not have is
+    /// removed), with the row's other waiting edits on top.
+    public func discard(_ change: PendingChange) async throws {
+        try await lock.withLock {
+            guard let entity = entities[change.table] else { throw Self.notSynced(change.table) }
+            try await base.transaction { writer in
+                let entry = try await Self.entry(for: change, in: writer)
+                try await Shadows.materialize(entry, in: writer)
+                _ = try await Transaction(writer: writer).repository(OutboxEntry.self).remove(entry.sequence)
+                try await self.restore(entry, entity: entity, in: writer)
+                try await Shadows.dropIfDone(entry.table, entry.key, in: writer)
+            }
+        }
     }
 
     /// Replaces a rejected change with `patch` (for the same row), stores it locally and pushes it
@@ -159,12 +131,9 @@ extension SyncEngine {
     /// }
     /// ```
     ///
-    /// - Throws: `DepotError` of kind `.invalidQuery` when the patch is for another row or entity.
+    /// - Throws: `DepotError` of kind `.invalidQuery` when the patch is for another row or entity,
+    ///   or the change is no longer in the outbox.
     public func rebase<Root: Entity>(_ change: PendingChange, onto patch: Patch<Root>) async throws {
-        try await lock.withLock { try await rebaseUnlocked(change, onto: patch) }
-    }
-
-    private func rebaseUnlocked<Root: Entity>(_ change: PendingChange, onto patch: Patch<Root>) async throws {
         guard let entity = entities[change.table], change.table == Root.schema.tableName else {
             throw DepotError(
                 .invalidQuery, "a change of \(change.table) cannot be rebased onto a patch of \(Root.self)",
@@ -177,25 +146,56 @@ extension SyncEngine {
                     + "for \(patch.key)", table: change.table)
         }
         let values = Dictionary(patch.assignedValues.map { ($0.column, $0.value) }) { _, last in last }
-        try await base.transaction { writer in
-            let outbox = Transaction(writer: writer).repository(OutboxEntry.self)
-            guard var entry = try await outbox.find(change.sequence) else { throw Self.gone(change) }
-            // The old change's columns back to the server's, then the new change and later edits.
-            var previous = entry
-            previous.sequence = Int.max
-            try await self.restoreFromShadow(previous, entity: entity, in: writer)
-            entry.changes = try SyncJSON.valuesText(values)
-            entry.operation = OutboxEntry.set
-            entry.rejection = nil
-            entry.attempts = 0
-            entry.idempotencyKey = UUID().uuidString
-            try await outbox.upsert(entry)
-            try await writer.savepoint { inner in try await entity.apply(values: values, key: change.key, in: inner) }
-            let later = try await outbox.fetch(
-                where: \.table == entry.table && \.key == entry.key && \.sequence > entry.sequence,
-                orderBy: [.ascending(\.sequence)])
-            for laterEntry in later { try await self.reapply(laterEntry, entity: entity, in: writer) }
+        try await lock.withLock {
+            try await base.transaction { writer in
+                let previous = try await Self.entry(for: change, in: writer)
+                try await Shadows.materialize(previous, in: writer)
+                var entry = previous
+                entry.changes = try SyncJSON.valuesText(values)
+                entry.operation = OutboxEntry.set
+                entry.rejection = nil
+                entry.attempts = 0
+                entry.idempotencyKey = UUID().uuidString
+                try await Transaction(writer: writer).repository(OutboxEntry.self).upsert(entry)
+                // The old change's columns back to the server's, then every waiting edit of the row,
+                // the new one among them, in order.
+                try await self.restore(previous, entity: entity, in: writer)
+            }
         }
+    }
+
+    /// The outbox entry `change` was listed from; throws when it is gone (pushed, discarded,
+    /// rebased since), so that an action never lands on another entry given the same number.
+    static func entry(for change: PendingChange, in writer: any StoreWriter) async throws -> OutboxEntry {
+        guard let entry = try await Transaction(writer: writer).repository(OutboxEntry.self).find(change.sequence),
+            entry.table == change.table, entry.idempotencyKey == change.idempotencyKey
+        else { throw gone(change) }
+        return entry
+    }
+
+    /// Puts the columns `entry` changed (the whole row, for a delete) back to the server's values
+    /// as last seen (a row the server does not have is removed), then writes every waiting edit of
+    /// the row again, in order.
+    func restore(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
+        let key = try SyncJSON.key(entry.key)
+        if let values = try await Shadows.serverValues(entry.table, entry.key, fallback: entry, in: writer) {
+            let changed = try SyncJSON.values(entry.changes)
+            let restored = entry.operation == OutboxEntry.delete ? values : values.filter { changed[$0.key] != nil }
+            if !restored.isEmpty {
+                do {
+                    try await writer.savepoint { inner in
+                        try await entity.apply(values: restored, key: key, in: inner)
+                    }
+                } catch let error as DepotError where error.kind == .missingColumns {
+                    // Gone locally and partial: nothing to restore onto.
+                }
+            }
+        } else {
+            try await RowReads.remove(from: entity.table, keys: [key], in: writer)
+        }
+        let waiting = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
+            where: \.table == entry.table && \.key == entry.key, orderBy: [.ascending(\.sequence)])
+        for other in waiting { try await reapply(other, entity: entity, in: writer) }
     }
 
     static func gone(_ change: PendingChange) -> DepotError {

@@ -187,30 +187,7 @@ public final class SyncEngine: Sendable {
                     }
                     mode = FeedCursor.noCopy
                 }
-                // Local edits not pushed yet stay visible over what the server sent, whose values
-                // move the shadows discards restore from (only rows with waiting edits have one).
-                let tableName = table.name
-                let waiting = try await tx.repository(OutboxEntry.self).fetch(
-                    where: \.table == tableName, orderBy: [.ascending(\.sequence)])
-                if !waiting.isEmpty {
-                    let edited = Set(waiting.map(\.key))
-                    var touched = Set<String>()
-                    for (index, key) in page.keys.enumerated() {
-                        let text = try SyncJSON.keyText(key)
-                        guard edited.contains(text) else { continue }
-                        touched.insert(text)
-                        try await Shadows.advance(table.name, text, changes: page.changes(index), in: writer)
-                    }
-                    for key in page.deletions {
-                        let text = try SyncJSON.keyText(key)
-                        guard edited.contains(text) else { continue }
-                        touched.insert(text)
-                        try await Shadows.advance(table.name, text, changes: nil, in: writer)
-                    }
-                    for entry in waiting where touched.contains(entry.key) {
-                        try await reapply(entry, entity: entity, in: writer)
-                    }
-                }
+                try await keepWaitingEdits(entity, over: page, in: writer)
                 try await tx.repository(FeedCursor.self).upsert(
                     FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
             }
@@ -219,6 +196,46 @@ public final class SyncEngine: Sendable {
             update { $0.lastPull = now }
             guard page.hasMore else { return }
         }
+    }
+
+    /// After rows the server sent were stored: local edits not pushed yet stay visible over them
+    /// (written again, in order), and the server's values move the shadows discards restore from
+    /// (only rows with waiting edits have one).
+    func keepWaitingEdits(_ entity: any SyncedEntityBox, over page: ErasedPage, in writer: any StoreWriter)
+        async throws
+    {
+        let tableName = entity.table.name
+        let waiting = try await Transaction(writer: writer).repository(OutboxEntry.self).fetch(
+            where: \.table == tableName, orderBy: [.ascending(\.sequence)])
+        guard !waiting.isEmpty else { return }
+        let edited = Set(waiting.map(\.key))
+        var touched = Set<String>()
+        for (index, key) in page.keys.enumerated() {
+            let text = try SyncJSON.keyText(key)
+            guard edited.contains(text) else { continue }
+            touched.insert(text)
+            try await Shadows.advance(tableName, text, changes: page.changes(index), in: writer)
+        }
+        for key in page.deletions {
+            let text = try SyncJSON.keyText(key)
+            guard edited.contains(text) else { continue }
+            touched.insert(text)
+            try await Shadows.advance(tableName, text, changes: nil, in: writer)
+        }
+        for entry in waiting where touched.contains(entry.key) {
+            try await reapply(entry, entity: entity, in: writer)
+        }
+    }
+
+    /// Stores rows the server sent outside a feed (a ``ResourceLoader`` refresh) through `writer`:
+    /// as a pulled page is, so that waiting local edits stay on top. `false` when `Root` does not
+    /// sync with this engine (the caller stores them as they are).
+    func storeServerRows<Root: Entity>(_ patches: [Patch<Root>], in writer: any StoreWriter) async throws -> Bool {
+        guard let entity = entities[Root.schema.tableName] else { return false }
+        let page = ErasedPage(patches)
+        try await entity.store(page, in: writer)
+        try await keepWaitingEdits(entity, over: page, in: writer)
+        return true
     }
 
     /// At the end of a full copy: removes rows the copy did not deliver (unless a local edit of
@@ -234,6 +251,10 @@ public final class SyncEngine: Sendable {
         let stale = try stored.filter { !seen.contains($0.key) && !pending.contains($0.key) }
             .map { try SyncJSON.key($0.key) }
         try await RowReads.remove(from: entity.table, keys: stale, in: writer)
+        // Rows kept for their waiting edits are gone from the server: so says their shadow.
+        for key in stored.keys where !seen.contains(key) && pending.contains(key) {
+            try await Shadows.advance(tableName, key, changes: nil, in: writer)
+        }
         _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
     }
 

@@ -117,6 +117,16 @@ enum Shadows {
         return try entry?.base.map(SyncJSON.values)
     }
 
+    /// Writes the implicit shadow of `entry`'s row down as a shadow row (when it has none), before
+    /// the entry whose base it is leaves the outbox or changes.
+    static func materialize(_ entry: OutboxEntry, in writer: any StoreWriter) async throws {
+        let shadows = Transaction(writer: writer).repository(ShadowRow.self)
+        guard try await shadows.find(entry.table, entry.key) == nil else { return }
+        let values = try await serverValues(entry.table, entry.key, fallback: entry, in: writer)
+        try await shadows.insert(
+            ShadowRow(table: entry.table, key: entry.key, values: try values.map(SyncJSON.valuesText)))
+    }
+
     /// Moves the server's row on by `changes` (its new values of some columns; all of them with
     /// `replacing`), or marks it deleted (`changes` nil), writing the shadow row.
     static func advance(

@@ -54,6 +54,17 @@ struct ErasedPage: Sendable {
     var isExpired: Bool
 }
 
+extension ErasedPage {
+    /// Rows the server sent outside a feed: no deletions, no cursor.
+    init<Root: Entity>(_ patches: [Patch<Root>]) {
+        self.init(
+            patches: patches, keys: patches.map(\.key),
+            changes: { index in
+                Dictionary(patches[index].assignedValues.map { ($0.column, $0.value) }) { _, last in last }
+            }, deletions: [], cursor: nil, hasMore: false, isExpired: false)
+    }
+}
+
 struct ErasedRemote: Sendable {
     var values: [StoredValue]
     var fieldTimes: [String: Date]

@@ -146,6 +146,22 @@ struct ResourceLoaderTests {
         }
     }
 
+    @Test("a loader working with a sync engine stores what the server sent under the edits waiting to be pushed")
+    func loaderKeepsWaitingEdits() async throws {
+        try await withSyncServer { server, _ in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            try await replica.airports.update(where: \.icao == "ENGM", set: [.set(\.city, to: "Waiting")])
+            let loader = try ResourceLoader(engine: replica.engine)
+            let stored = try await loader.refresh(Self.norway(.networkFirst))
+            #expect(stored.first { $0.icao == "ENGM" }?.city == "Waiting")
+            #expect(try await replica.airports.find("ENGM")?.city == "Waiting")
+            #expect(try await replica.engine.pendingChanges().count == 1)  // nothing recorded by the refresh
+            try await replica.engine.sync()
+            #expect(try await replica.engine.pendingChanges().isEmpty)
+        }
+    }
+
     @Test("identical refreshes in flight share one request; a latest-only refresh cancels the one it replaces")
     func sharingAndLatestOnly() async throws {
         try await withSyncServer { server, _ in

@@ -225,6 +225,43 @@ struct SyncEngineTests {
         }
     }
 
+    @Test("discarding waiting edits in any order puts back the server's row under the edits that stay")
+    func discardAnyOrder() async throws {
+        try await withSyncServer { server, _ in
+            for order in [[0, 1], [1, 0]] {
+                let replica = try Replica(server: server, clock: TestClock())
+                try await replica.engine.sync()
+                let original = try #require(try await replica.airports.find("ENBR")).name
+                try await replica.airports.update(where: \.icao == "ENBR", set: [.set(\.name, to: "A")])
+                try await replica.airports.update(where: \.icao == "ENBR", set: [.set(\.name, to: "B")])
+                let waiting = try await replica.engine.pendingChanges()
+                #expect(waiting.count == 2)
+                try await replica.engine.discard(waiting[order[0]])
+                // The edit that stays is what shows.
+                #expect(try await replica.airports.find("ENBR")?.name == (order[0] == 0 ? "B" : "A"))
+                try await replica.engine.discard(waiting[order[1]])
+                #expect(try await replica.airports.find("ENBR")?.name == original)
+                #expect(try await replica.engine.pendingChanges().isEmpty)
+            }
+        }
+    }
+
+    @Test("an action on a listed change that was pushed since fails, and never lands on a newer edit")
+    func staleChangeIsRefused() async throws {
+        try await withSyncServer { server, _ in
+            let replica = try Replica(server: server, clock: TestClock())
+            try await replica.engine.sync()
+            try await replica.airports.update(where: \.icao == "ENBR", set: [.set(\.name, to: "First")])
+            let listed = try #require(try await replica.engine.pendingChanges().first)
+            try await replica.engine.sync()
+            try await replica.airports.update(where: \.icao == "ENZV", set: [.set(\.name, to: "Second")])
+            #expect(try await replica.engine.pendingChanges().first?.sequence == listed.sequence)  // the number again
+            await #expect(throws: DepotError.self) { try await replica.engine.discard(listed) }
+            #expect(try await replica.airports.find("ENZV")?.name == "Second")
+            #expect(try await replica.engine.pendingChanges().count == 1)
+        }
+    }
+
     @Test("a feed change of a row deleted here (its delete not pushed yet) is skipped, not a page that fails forever")
     func changeOfLocallyDeletedRow() async throws {
         try await withSyncServer { server, serverStore in
