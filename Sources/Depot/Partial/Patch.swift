@@ -24,8 +24,8 @@
 public struct Patch<Root: Entity>: Sendable {
     /// The primary-key values, in key order.
     public let key: [StoredValue]
-    /// Assigned column indices (into the schema's columns) and their values, in assignment order.
-    private(set) var assignments: [(column: Int, value: StoredValue)] = []
+    /// Assigned columns and their values, in assignment order.
+    private(set) var assignments: [ColumnValue] = []
     /// Assignments that cannot be made (`null` for a non-optional column), reported on apply.
     private(set) var problems: [(kind: DepotError.Kind, message: String)] = []
 
@@ -41,20 +41,27 @@ public struct Patch<Root: Entity>: Sendable {
         self.key = [first.storedValue, second.storedValue]
     }
 
-    private func assigning(_ keyPath: AnyKeyPath, _ value: StoredValue) -> Patch {
+    private consuming func assigning(_ keyPath: AnyKeyPath, _ value: StoredValue) -> Patch {
         var copy = self
         guard let index = Root.schema.columnIndex(keyPath) else {
             copy.problems.append((.invalidQuery, Root.schema.notAColumn(keyPath).message))
             return copy
         }
-        copy.assignments.removeAll { $0.column == index }
-        copy.assignments.append((index, value))
+        copy.assign(ColumnValue(column: index, value: value))
         return copy
+    }
+
+    /// Sets a column's value, replacing an earlier assignment of it.
+    private mutating func assign(_ assignment: ColumnValue) {
+        if let earlier = assignments.firstIndex(where: { $0.column == assignment.column }) {
+            assignments.remove(at: earlier)
+        }
+        assignments.append(assignment)
     }
 
     /// `assigning(_:_:)` with `value`'s stored form; a JSON value whose `encode(to:)` throws
     /// makes the patch fail when it is applied (`.encodingFailed`, naming the column).
-    private func assigning<Value: StorableValue>(_ keyPath: AnyKeyPath, _ value: Value) -> Patch {
+    private consuming func assigning<Value: StorableValue>(_ keyPath: AnyKeyPath, _ value: Value) -> Patch {
         let stored = value.storedValue
         if Value.columnType == .json, stored == .text("null"), let json = value as? any StorableAsJSON {
             do {
@@ -77,12 +84,12 @@ public struct Patch<Root: Entity>: Sendable {
     ///
     /// A key path that is not a column of the schema fails the patch when it is applied
     /// (`DepotError` of kind `.invalidQuery`, naming it).
-    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
+    public consuming func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ value: Value) -> Patch {
         assigning(keyPath, value)
     }
 
     /// Assigns a field to an optional column: absent assigns nothing, `null` clears it.
-    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value?>, _ field: Field<Value>) -> Patch {
+    public consuming func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value?>, _ field: Field<Value>) -> Patch {
         switch field {
         case .absent: self
         case .null: assigning(keyPath, .null)
@@ -92,7 +99,7 @@ public struct Patch<Root: Entity>: Sendable {
 
     /// Assigns a field to a non-optional column: absent assigns nothing; `null` cannot be
     /// stored there and fails when the patch is applied, naming the column.
-    public func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ field: Field<Value>) -> Patch {
+    public consuming func set<Value: StorableValue>(_ keyPath: KeyPath<Root, Value>, _ field: Field<Value>) -> Patch {
         switch field {
         case .absent:
             return self
@@ -119,7 +126,7 @@ public struct Patch<Root: Entity>: Sendable {
         let schema = Root.schema
         self.key = schema.key(of: entity)
         let values = schema.values(of: entity)
-        self.assignments = values.enumerated().map { ($0.offset, $0.element) }
+        self.assignments = values.enumerated().map { ColumnValue(column: $0.offset, value: $0.element) }
         do {
             try schema.checkEncoded(entity, values: values[...])
         } catch {
@@ -161,19 +168,23 @@ public struct Patch<Root: Entity>: Sendable {
                 problems.append((.invalidQuery, "\(Root.self) has no column '\(column)' (table \(schema.tableName))"))
                 continue
             }
-            assignments.removeAll { $0.column == index }
-            assignments.append((index, value))
+            assign(ColumnValue(column: index, value: value))
         }
     }
 
     /// This patch with `later`'s assignments applied on top, column by column.
     func merged(with later: Patch) -> Patch {
         var copy = self
-        for assignment in later.assignments {
-            copy.assignments.removeAll { $0.column == assignment.column }
-            copy.assignments.append(assignment)
-        }
+        for assignment in later.assignments { copy.assign(assignment) }
         copy.problems += later.problems
         return copy
     }
+}
+
+/// One assigned column of a ``Patch``: its index into the schema's columns, and its value. (Not a
+/// tuple, and not nested in the generic `Patch`: either makes generic code look its metadata up at
+/// run time.)
+struct ColumnValue: Sendable {
+    var column: Int
+    var value: StoredValue
 }
