@@ -247,12 +247,11 @@ public final class SyncEngine: Sendable {
         let seen = Set(try await tx.repository(SeenKey.self).fetch(where: \.feed == feed).map(\.key))
         let tableName = entity.table.name
         let pending = Set(try await tx.repository(OutboxEntry.self).fetch(where: \.table == tableName).map(\.key))
-        let stored = try await RowReads.rows(of: entity.table, where: nil, in: writer)
-        let stale = try stored.filter { !seen.contains($0.key) && !pending.contains($0.key) }
-            .map { try SyncJSON.key($0.key) }
+        let stored = try await RowReads.keyTexts(of: entity.table, in: writer)
+        let stale = try stored.filter { !seen.contains($0) && !pending.contains($0) }.map { try SyncJSON.key($0) }
         try await RowReads.remove(from: entity.table, keys: stale, in: writer)
         // Rows kept for their waiting edits are gone from the server: so says their shadow.
-        for key in stored.keys where !seen.contains(key) && pending.contains(key) {
+        for key in stored where !seen.contains(key) && pending.contains(key) {
             try await Shadows.advance(tableName, key, changes: nil, in: writer)
         }
         _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)

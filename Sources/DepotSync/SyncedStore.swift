@@ -206,6 +206,19 @@ enum RowReads {
         return byKey
     }
 
+    /// The key texts of every row of `table` (only the key columns are read).
+    static func keyTexts(of table: TableDescription, in reader: any StoreReader) async throws -> [String] {
+        var query = SelectQuery(table: table)
+        query.columns = table.primaryKey
+        let width = table.primaryKey.count
+        let keys = try await reader.scan(query) { cursor in
+            var keys: [[StoredValue]] = []
+            while try cursor.next() { keys.append((0..<width).map { cursor.value(at: $0) }) }
+            return keys
+        }
+        return try keys.map { try SyncJSON.keyText($0) }
+    }
+
     /// The rows with these keys, by key text (read in chunks).
     static func rows(
         of table: TableDescription, keys: [[StoredValue]], in reader: any StoreReader
@@ -215,21 +228,11 @@ enum RowReads {
         while start < keys.count {
             let chunk = keys[start..<min(start + 500, keys.count)]
             start += 500
-            let found = try await rows(of: table, where: predicate(table: table, keys: chunk), in: reader)
+            let found = try await rows(
+                of: table, where: PredicateNode.matching(keys: chunk, primaryKey: table.primaryKey), in: reader)
             byKey.merge(found) { _, new in new }
         }
         return byKey
-    }
-
-    /// The predicate matching rows with `keys`.
-    static func predicate(table: TableDescription, keys: some Collection<[StoredValue]>) -> PredicateNode {
-        if table.primaryKey.count == 1 {
-            return .isIn(column: table.primaryKey[0], keys.map { $0[0] })
-        }
-        return .or(
-            keys.map { key in
-                .and(zip(table.primaryKey, key).map { .compare(column: $0, .equal, $1) })
-            })
     }
 
     /// Removes the rows of `table` with `keys`, in chunks.
@@ -238,7 +241,8 @@ enum RowReads {
         while start < keys.count {
             let chunk = keys[start..<min(start + 500, keys.count)]
             start += 500
-            _ = try await writer.delete(from: table, where: predicate(table: table, keys: chunk))
+            _ = try await writer.delete(
+                from: table, where: PredicateNode.matching(keys: chunk, primaryKey: table.primaryKey))
         }
     }
 

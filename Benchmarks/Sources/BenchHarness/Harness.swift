@@ -213,3 +213,46 @@ public enum BenchHarness {
         }
     }
 }
+
+extension BenchHarness {
+    /// The fields of every line of the bundled `airports.csv` (RFC 4180: quoted fields, `""` for a
+    /// quote inside one; the file has no line breaks inside fields), header left out: 11 per line.
+    ///
+    /// - Throws: `BenchError` naming the line whose field count is not 11.
+    public static func bundledAirportFields() throws -> [[String]] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let csv = root.appendingPathComponent("Sources/AirportsExample/Resources/airports.csv")
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        var lines: [[String]] = []
+        for (number, line) in text.split(separator: "\n").dropFirst().enumerated() {
+            var fields: [String] = []
+            var current = ""
+            var quoted = false
+            var characters = line.makeIterator()
+            var pending = characters.next()
+            while let character = pending {
+                pending = characters.next()
+                if character == "\"" {
+                    if quoted, pending == "\"" {
+                        current.append("\"")
+                        pending = characters.next()
+                    } else {
+                        quoted.toggle()
+                    }
+                } else if character == ",", !quoted {
+                    fields.append(current)
+                    current = ""
+                } else {
+                    current.append(character)
+                }
+            }
+            fields.append(current)
+            guard fields.count == 11 else {
+                throw BenchError(description: "airports.csv line \(number + 2): \(fields.count) fields, expected 11")
+            }
+            lines.append(fields)
+        }
+        return lines
+    }
+}

@@ -33,38 +33,8 @@ struct BenchAirport: Entity, Equatable {
 
 /// The bundled CSV's airports (RFC 4180: quoted fields, `""` for a quote inside one).
 func loadAirports() throws -> [BenchAirport] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    let csv = root.appendingPathComponent("Sources/AirportsExample/Resources/airports.csv")
-    let text = try String(contentsOf: csv, encoding: .utf8)
     var base: [BenchAirport] = []
-    for (number, line) in text.split(separator: "\n").dropFirst().enumerated() {
-        // The bundled file has no line breaks inside fields.
-        var fields: [String] = []
-        var current = ""
-        var quoted = false
-        var characters = line.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            pending = characters.next()
-            if character == "\"" {
-                if quoted, pending == "\"" {
-                    current.append("\"")
-                    pending = characters.next()
-                } else {
-                    quoted.toggle()
-                }
-            } else if character == ",", !quoted {
-                fields.append(current)
-                current = ""
-            } else {
-                current.append(character)
-            }
-        }
-        fields.append(current)
-        guard fields.count == 11 else {
-            throw BenchError(description: "airports.csv line \(number + 2): \(fields.count) fields, expected 11")
-        }
+    for fields in try BenchHarness.bundledAirportFields() {
         base.append(
             BenchAirport(
                 icao: fields[0], iata: fields[1].isEmpty ? nil : fields[1], name: fields[2],

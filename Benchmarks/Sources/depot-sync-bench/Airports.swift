@@ -160,38 +160,8 @@ extension SyncEngine {
 /// The bundled CSV's 28,298 airports, every column (RFC 4180: quoted fields, `""` for a quote
 /// inside one; an empty optional field is `nil`), as depot-bench reads it.
 func loadAirports() throws -> [SyncAirport] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    let csv = root.appendingPathComponent("Sources/AirportsExample/Resources/airports.csv")
-    let text = try String(contentsOf: csv, encoding: .utf8)
     var airports: [SyncAirport] = []
-    for (number, line) in text.split(separator: "\n").dropFirst().enumerated() {
-        // The bundled file has no line breaks inside fields.
-        var fields: [String] = []
-        var current = ""
-        var quoted = false
-        var characters = line.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            pending = characters.next()
-            if character == "\"" {
-                if quoted, pending == "\"" {
-                    current.append("\"")
-                    pending = characters.next()
-                } else {
-                    quoted.toggle()
-                }
-            } else if character == ",", !quoted {
-                fields.append(current)
-                current = ""
-            } else {
-                current.append(character)
-            }
-        }
-        fields.append(current)
-        guard fields.count == 11 else {
-            throw BenchError(description: "airports.csv line \(number + 2): \(fields.count) fields, expected 11")
-        }
+    for fields in try BenchHarness.bundledAirportFields() {
         func optional(_ index: Int) -> String? { fields[index].isEmpty ? nil : fields[index] }
         airports.append(
             SyncAirport(

@@ -155,13 +155,7 @@ extension Repository {
         let chunkSize = keyColumns.count == 1 ? keys.count : compositeKeysPerQuery
         for start in stride(from: 0, to: keys.count, by: Swift.max(chunkSize, 1)) {
             let chunk = Array(keys[start..<Swift.min(start + chunkSize, keys.count)])
-            let predicate: PredicateNode
-            if keyColumns.count == 1 {
-                predicate = .isIn(column: keyColumns[0], chunk.map { $0[0] })
-            } else {
-                predicate = .or(
-                    chunk.map { key in .and(zip(keyColumns, key).map { .compare(column: $0, .equal, $1) }) })
-            }
+            let predicate = PredicateNode.matching(keys: chunk, primaryKey: keyColumns)
             let query = SelectQuery(table: table, predicate: predicate)
             if try await writer.count(query) == chunk.count { continue }
             let indices = table.primaryKeyIndices

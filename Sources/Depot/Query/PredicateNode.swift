@@ -230,3 +230,12 @@ public enum TextMatching: Sendable, Hashable {
         }
     }
 }
+
+extension PredicateNode {
+    /// The rows whose primary key (`primaryKey`'s columns, in order) is one of `keys`: `IN` for a
+    /// single-column key, an `OR` of `AND`s for a composite one (callers chunk long lists).
+    package static func matching(keys: some Collection<[StoredValue]>, primaryKey: [String]) -> PredicateNode {
+        if primaryKey.count == 1 { return .isIn(column: primaryKey[0], keys.map { $0[0] }) }
+        return .or(keys.map { key in .and(zip(primaryKey, key).map { .compare(column: $0, .equal, $1) }) })
+    }
+}
