@@ -19,6 +19,8 @@ enum PostgresErrors {
                     .connection, "lost the connection to PostgreSQL at \(address): \(message)", underlying: error)
             case "22003":
                 return DepotError(.overflow, "PostgreSQL: \(message)", table: table, column: column, underlying: error)
+            case "25006":
+                return DepotError.writeOutsideTransaction(engine: "PostgreSQL", underlying: error)
             case "40001", "40P01":
                 return DepotError(.transaction, "PostgreSQL aborted the transaction: \(message)", underlying: error)
             default:

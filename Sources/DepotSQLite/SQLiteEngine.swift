@@ -245,8 +245,11 @@ public struct SQLiteConnection: SQLConnection {
     public func rows(_ statement: SQLStatement) async throws -> SQLRows {
         let arguments = try SQLiteOperations.arguments(statement.arguments)
         let sql = statement.sql
+        let isWriter = isWriter
         return try await run { db -> SQLRows in
             let prepared = try db.makeStatement(sql: sql)
+            // Reads never write: a statement that would is refused before it runs.
+            guard isWriter || prepared.isReadonly else { throw DepotError.writeOutsideTransaction(engine: "SQLite") }
             let rows: [[StoredValue]] = try Row.fetchAll(prepared, arguments: arguments).map { row in
                 row.databaseValues.map { value -> StoredValue in
                     switch value.storage {

@@ -187,6 +187,43 @@ enum SQLiteFunctions {
         func finalize() -> (any DatabaseValueConvertible)? { sum?.description }
     }
 
+    /// The exact sum of integers (`depot_integer_sum`): running totals beyond Int64 are fine, as
+    /// on PostgreSQL and in memory; only a final sum beyond Int64 fails (SQLite's own `SUM` fails
+    /// on any running total, so the answer would depend on the rows' order).
+    struct IntegerSum: DatabaseAggregate {
+        var sum: Int128 = 0
+        var any = false
+
+        mutating func step(_ values: [DatabaseValue]) throws {
+            switch values.first?.storage {
+            case .int64(let number)?: sum += Int128(number)
+            case .double(let number)? where number == number.rounded() && abs(number) < 0x1p63:
+                sum += Int128(number)
+            case .null?, nil: return
+            default:
+                throw DatabaseError(message: "depot overflow: an integer sum met a value that is not an integer")
+            }
+            any = true
+        }
+
+        func finalize() throws -> (any DatabaseValueConvertible)? {
+            guard any else { return nil }
+            guard let result = Int64(exactly: sum) else {
+                throw DatabaseError(message: "depot overflow: integer sum exceeds Int64")
+            }
+            return result
+        }
+    }
+
+    /// The exact sum of integers as a double (`depot_integer_total`), for averages: never fails.
+    struct IntegerTotal: DatabaseAggregate {
+        var sum = IntegerSum()
+
+        mutating func step(_ values: [DatabaseValue]) throws { try sum.step(values) }
+
+        func finalize() -> (any DatabaseValueConvertible)? { sum.any ? Double(sum.sum) : nil }
+    }
+
     static func register(in db: Database) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.fold, 1, flags, nil, fold, nil, nil, nil)
@@ -197,5 +234,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.add, 2, flags, nil, add, nil, nil, nil)
         db.add(collation: decimal)
         db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))
+        db.add(function: DatabaseFunction(SQLFunctions.integerSum, argumentCount: 1, aggregate: IntegerSum.self))
+        db.add(function: DatabaseFunction(SQLFunctions.integerTotal, argumentCount: 1, aggregate: IntegerTotal.self))
     }
 }

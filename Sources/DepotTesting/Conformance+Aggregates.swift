@@ -153,8 +153,45 @@ extension StoreConformance {
             #expect(error?.column == "quantity")
             #expect(error?.message.contains("orders") == true)
             #expect(try await orders.sum(\.quantity, where: \.customer == "big") == Int.max - 1)
-            let average = await #expect(throws: DepotError.self) { try await orders.average(\.quantity) }
-            #expect(average?.kind == .overflow, "an integer average divides the exact sum, which overflows")
+            // An average divides the exact sum, rounded once to a double: it never overflows.
+            let quantities = (TestOrder.sample.map(\.quantity) + [Int.max - 1]).map { Int128($0) }
+            let exact = Double(quantities.reduce(0, +)) / Double(quantities.count)
+            #expect(try await orders.average(\.quantity) == exact)
+        },
+        ConformanceCase("an integer sum is exact whatever the rows' order: only the final sum must fit Int64") {
+            (store: any Store) async throws in
+            let orders = store.repository(TestOrder.self)
+            func order(_ id: Int, _ quantity: Int) -> TestOrder {
+                TestOrder(
+                    id: id, customer: "c", quantity: quantity, total: 0, weight: 0,
+                    placed: Date(timeIntervalSince1970: 0))
+            }
+            // Every order of insertion (and so, on every store, of summation) of each set of values.
+            let sets: [[Int]] = [[Int.max, 1, -1], [Int.min, -1, 1], [Int.max, Int.max, Int.min, Int.min, 5]]
+            for values in sets {
+                let expected = values.map { Int128($0) }.reduce(0, +)
+                var permutations: [[Int]] = [[]]
+                for value in values {
+                    permutations = permutations.flatMap { permutation in
+                        (0...permutation.count).map {
+                            var next = permutation; next.insert(value, at: $0); return next
+                        }
+                    }
+                }
+                for permutation in Set(permutations) {
+                    _ = try await orders.removeAll()
+                    try await orders.insert(permutation.enumerated().map { order($0.offset + 1, $0.element) })
+                    #expect(Int128(try await orders.sum(\.quantity)) == expected, "sum of \(permutation)")
+                    #expect(
+                        try await orders.average(\.quantity) == Double(expected) / Double(values.count),
+                        "average of \(permutation)")
+                }
+            }
+            _ = try await orders.removeAll()
+            try await orders.insert([order(1, Int.max), order(2, 1)])
+            let beyond = await #expect(throws: DepotError.self) { try await orders.sum(\.quantity) }
+            #expect(beyond?.kind == .overflow, "a final sum beyond Int64 fails")
+            #expect(try await orders.average(\.quantity) == (Double(Int.max) + 1) / 2)
         },
         ConformanceCase("a floating-point sum or average that is not finite fails with .overflow on every store") {
             (store: any Store) async throws in

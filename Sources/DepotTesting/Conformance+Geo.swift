@@ -96,5 +96,25 @@ extension StoreConformance {
                 10_000, to: Coordinate(latitude: 0, longitude: 0), latitude: \.latitude, longitude: \.longitude)
             #expect(everything.count == geoPoints.filter(isValid).count, "rows out of range are never returned")
         },
+        ConformanceCase("a center with a longitude far outside ±180 is the same place, answered at once") {
+            (store: any Store) async throws in
+            let points = store.repository(TestAirport.self)
+            try await points.insert(geoPoints)
+            // 11 + 360 × 10⁹ is exact in a Double: the same place as 11. The others only have to
+            // answer (they once looped for minutes in the bounding box) with what their remainder says.
+            for longitude in [11 + 360 * 1e9, 1e12, -1e15, 1e300, -Double.greatestFiniteMagnitude] {
+                let center = Coordinate(latitude: 60, longitude: longitude)
+                let same = Coordinate(latitude: 60, longitude: remainder(longitude, 360))
+                #expect((-180...180).contains(center.normalized.longitude))
+                let found = try await points.fetch(
+                    where: .within(kilometers: 2_000, of: center, latitude: \.latitude, longitude: \.longitude))
+                let expected = try await points.fetch(
+                    where: .within(kilometers: 2_000, of: same, latitude: \.latitude, longitude: \.longitude))
+                #expect(found == expected, "within 2,000 km of longitude \(longitude)")
+                let nearest = try await points.nearest(3, to: center, latitude: \.latitude, longitude: \.longitude)
+                let nearestSame = try await points.nearest(3, to: same, latitude: \.latitude, longitude: \.longitude)
+                #expect(nearest == nearestSame, "nearest to longitude \(longitude)")
+            }
+        },
     ]
 }

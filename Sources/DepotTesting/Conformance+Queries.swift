@@ -4,6 +4,48 @@ import Testing
 
 extension StoreConformance {
     static let queryCases: [ConformanceCase] = [
+        ConformanceCase("text operators compare every byte, U+0000 included, where a store can hold it") {
+            (store: any Store) async throws in
+            let names = ["a\u{0}b", "\u{0}", "x\u{0}", "ab", "b", "", "\u{0}\u{0}b", "e\u{301}", "é\u{0}é"]
+            let rows = names.enumerated().map { index, name in
+                TestAirport(icao: "N\(index)", name: name, country: "ZZ", latitude: 0, longitude: 0)
+            }
+            let airports = store.repository(TestAirport.self)
+            do {
+                try await airports.insert(rows)
+            } catch let error as DepotError where error.kind == .constraintViolation {
+                // PostgreSQL text cannot hold U+0000: the store says so, naming the column.
+                #expect(error.column == "name", "\(error)")
+                return
+            }
+            let needles = ["b", "\u{0}b", "\u{0}", "a\u{0}", "", "\u{301}", "é", "\u{0}é", "ab"]
+            for needle in needles {
+                func expected(_ test: (String) -> Bool) -> Set<String> {
+                    Set(rows.filter { test($0.name) }.map(\.icao))
+                }
+                let bytes = { (text: String) in Array(text.utf8) }
+                let suffix = expected { bytes($0).reversed().starts(with: bytes(needle).reversed()) }
+                let prefix = expected { bytes($0).starts(with: bytes(needle)) }
+                let contains = expected { text in
+                    let haystack = bytes(text)
+                    let pin = bytes(needle)
+                    return pin.isEmpty
+                        || (0...max(0, haystack.count - pin.count)).contains {
+                            haystack.count >= pin.count && Array(haystack[$0..<$0 + pin.count]) == pin
+                        }
+                }
+                let escaped = needle.unicodeScalars.map { "U+\(String($0.value, radix: 16))" }.joined(separator: " ")
+                #expect(
+                    Set(try await airports.fetch(where: .hasSuffix(\.name, needle)).map(\.icao)) == suffix,
+                    "hasSuffix [\(escaped)]")
+                #expect(
+                    Set(try await airports.fetch(where: .hasPrefix(\.name, needle)).map(\.icao)) == prefix,
+                    "hasPrefix [\(escaped)]")
+                #expect(
+                    Set(try await airports.fetch(where: .contains(\.name, needle)).map(\.icao)) == contains,
+                    "contains [\(escaped)]")
+            }
+        },
         ConformanceCase("batches walk every matching row once, in key order, also over a composite key") {
             (store: any Store) async throws in
             let airports = try await store.seededAirports()

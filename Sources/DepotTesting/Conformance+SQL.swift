@@ -122,5 +122,86 @@ extension StoreConformance {
             try await orders.update(where: \.id == 1, set: \.quantity, to: 50)
             #expect(try await iterator.next()?.map(\.id) == [1, 3, 6])
         },
+        ConformanceCase("a per-dialect statement spliced into another keeps its own text on every dialect") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let clause = SQL(
+                sqlite: "WHERE \(column: \TestOrder.id) = \(1)", postgres: "WHERE \(column: \TestOrder.id) = \(1)")
+            let removed = try await store.write { tx in
+                try await tx.sql("DELETE FROM \(table: TestOrder.self) \(clause) RETURNING id", decoding: Int.self)
+            }
+            #expect(removed == [1], "only the row the spliced WHERE names is deleted")
+            #expect(try await orders.count() == 8)
+            // Spliced after a fork, and followed by shared text.
+            let customer = SQL(sqlite: "customer = \("ada")", postgres: "customer = \("ada")")
+            let positive = SQL(sqlite: "quantity > \(0)", postgres: "quantity > \(0)")
+            let both = try await store.sql(
+                "SELECT id FROM \(table: TestOrder.self) WHERE \(customer) AND \(positive) AND id > \(1) ORDER BY id",
+                decoding: Int.self)
+            let expected = try await orders.fetch(
+                where: \.customer == "ada" && \.quantity > 0 && \.id > 1, orderBy: [.ascending(\.id)])
+            #expect(!expected.isEmpty)
+            #expect(both == expected.map(\.id))
+            let summed = try await store.sql(
+                "SELECT id FROM \(table: TestOrder.self) " + SQL(sqlite: "WHERE id = 2", postgres: "WHERE id = 2"),
+                decoding: Int.self)
+            #expect(summed == [2])
+        },
+        ConformanceCase("an empty list: IN matches no row, NOT IN every row, whatever the column's type") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let all = try await orders.count()
+            func count(_ statement: SQL) async throws -> Int {
+                try await store.sql(statement, decoding: Int.self).first ?? -1
+            }
+            let table: SQL = "SELECT count(*) FROM \(table: TestOrder.self) WHERE "
+            #expect(try await count(table + "customer NOT IN \(list: [String]())") == all)
+            #expect(try await count(table + "customer IN \(list: [String]())") == 0)
+            #expect(try await count(table + "id NOT IN \(list: [Int]())") == all)
+            #expect(try await count(table + "discount NOT IN \(list: [Int?]())") == all, "NULL NOT IN () is true")
+            #expect(try await count(table + "tracking NOT IN \(list: [UUID]())") == all)
+            #expect(try await count(table + "placed NOT IN \(list: [Date]())") == all)
+            #expect(try await count(table + "total NOT IN \(list: [Decimal]())") == all)
+            #expect(try await count(table + "weight IN \(list: [Double]())") == 0)
+            #expect(try await count(table + "NOT (id IN \(list: [Int]()))") == all)
+        },
+        ConformanceCase("a hand-written write inside a transaction is announced to the store's observers") {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            var iterator = orders.observe(where: \.quantity > 5, orderBy: [.ascending(\.id)]).makeAsyncIterator()
+            #expect(try await iterator.next()?.map(\.id) == [3, 6])
+            try await store.write { tx in
+                _ = try await tx.sql("UPDATE \(table: TestOrder.self) SET quantity = 50 WHERE id = \(1)")
+            }
+            #expect(try await iterator.next()?.map(\.id) == [1, 3, 6])
+            try await store.write { tx in
+                _ = try await tx.sql("DELETE FROM orders WHERE id = \(3)")
+            }
+            #expect(try await iterator.next()?.map(\.id) == [1, 6], "a table named in plain text too")
+        },
+        ConformanceCase("a hand-written statement outside a transaction only reads: a write is refused on every store")
+        {
+            (store: any Store) async throws in
+            let orders = try await store.seededOrders()
+            guard !(await refusesSQL(store)) else { return }
+            let before = try await orders.fetch()
+            for statement: SQL in [
+                "DELETE FROM \(table: TestOrder.self)",
+                "UPDATE \(table: TestOrder.self) SET quantity = 0",
+                "INSERT INTO \(table: TestOrder.self) SELECT * FROM \(table: TestOrder.self) WHERE id = \(1)",
+            ] {
+                let refused = await #expect(throws: DepotError.self) { try await store.sql(statement) }
+                #expect(refused?.kind == .invalidQuery)
+                #expect(refused?.message.contains("store.write") == true, "\(refused?.message ?? "")")
+                // Decoded as entities, the statement runs inside a SELECT, where no engine takes a write.
+                await #expect(throws: DepotError.self) {
+                    try await store.sql(statement + " RETURNING *", as: TestOrder.self)
+                }
+            }
+            #expect(try await orders.fetch() == before, "nothing was written")
+        },
     ]
 }

@@ -76,6 +76,38 @@ extension StoreConformance {
             #expect(try await airports.fetch(where: .matches(\.name, "zebra cross")).map(\.icao) == ["ENXX"])
             #expect(try await airports.count(where: .matches(\.name, "quiet")) == 0, "replaced rows leave the index")
         },
+        ConformanceCase("words longer than an index entry are stored and found by any prefix, on every store") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            if let migratable = store as? any MigratableStore { try await migratable.migrate(searchMigrations) }
+            // 1,000 CJK characters without a space (3,000 bytes: past a B-tree entry), and two words
+            // that share their first 300 characters.
+            let cjk = String(repeating: "漢字", count: 500)
+            let long = String(repeating: "a", count: 300)
+            let rows = [
+                TestAirport(icao: "L1", name: cjk, country: "ZZ"),
+                TestAirport(icao: "L2", name: "x " + long + "b", country: "ZZ"),
+                TestAirport(icao: "L3", name: long + "c y", country: "ZZ"),
+                TestAirport(icao: "L4", name: String(long.prefix(250)), country: "ZZ"),
+            ]
+            try await airports.insert(rows)
+            for query in [
+                "漢字", String(cjk.prefix(250)), cjk, String(long.prefix(10)), String(long.prefix(250)), long,
+                long + "b", long + "c", long + "bb", String(cjk.prefix(999)) + "x",
+            ] {
+                let found = try await airports.fetch(where: .matches(\.name, query)).map(\.icao)
+                #expect(
+                    found == expectedMatches(rows, query, .caseInsensitive),
+                    "a query of \(query.count) characters starting \(query.prefix(3))")
+            }
+            #expect(try await airports.fetch(where: .matches(\.name, long + "b")).map(\.icao) == ["L2"])
+            #expect(try await airports.count(where: .matches(\.name, cjk)) == 1)
+            var changed = rows[1]
+            changed.name = long + "d"
+            try await airports.upsert(changed)
+            #expect(try await airports.count(where: .matches(\.name, long + "b")) == 0)
+            #expect(try await airports.fetch(where: .matches(\.name, long + "d")).map(\.icao) == ["L2"])
+        },
         ConformanceCase("relevance orders whole-word matches first, then shorter texts, the same on every store") {
             (store: any Store) async throws in
             let airports = store.repository(TestAirport.self)

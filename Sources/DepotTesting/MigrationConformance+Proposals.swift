@@ -136,6 +136,27 @@ extension MigrationConformance {
             #expect(try await again.appliedMigrations().map(\.name) == ["1 users", "2 teams note"])
             try await again.checkSchema(of: entities)
         },
+        MigrationCase("stores opening one database with applyAdditiveChanges at once all start, the change made once") {
+            open in
+            let entities: [any Entity.Type] = [ProposalUserV3.self, ProposalTeam.self]
+            for round in 0..<6 {
+                let first = try await open()
+                try await first.eraseDatabase()
+                try await first.migrate(proposalV1)
+                let stores = [first] + (try await [open(), open()])
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for store in stores {
+                        group.addTask {
+                            try await store.open(proposalV1, entities: entities, onSchemaChange: .applyAdditiveChanges)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                for store in stores { try await store.checkSchema(of: entities) }
+                let ledger = try await first.appliedMigrations()
+                #expect(ledger.count == 2, "round \(round): one automatic step, recorded once: \(ledger.map(\.name))")
+            }
+        },
         MigrationCase("applyAdditiveChanges refuses a change that is not additive, with the proposed steps as Swift") {
             open in
             let store = try await open()

@@ -56,7 +56,7 @@ public enum StoreConformance {
     public static var cases: [ConformanceCase] {
         let queries = queryCases + aggregateCases + updateCases + sqlCases + geoCases + sortingCases + searchCases
         return valueCases + writeCases + queries + transactionCases + mapperCases + partialCases + observationCases
-            + relationCases + badInputCases + schemaIndexCases
+            + relationCases + badInputCases + schemaIndexCases + typeMatrixCases
     }
 }
 

@@ -196,7 +196,13 @@ struct Import: AsyncParsableCommand {
         }
         let display = ProgressDisplay(quiet: quiet)
         let summary = try await target.withStore(existing: false) { store in
-            try await AirportImporter.run(csv: url, into: store, progress: display.update)
+            let summary = try await AirportImporter.run(csv: url, into: store, progress: display.update)
+            // The store is left at the example's latest version, ready for every query (the
+            // search index is built over the imported rows at once, faster than row by row).
+            if let store = store as? any MigratableStore {
+                _ = try await AirportsMigrations.run(on: store, progress: display.update)
+            }
+            return summary
         }
         display.finish()
         guard !quiet else { return }

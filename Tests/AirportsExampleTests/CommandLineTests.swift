@@ -48,6 +48,16 @@ struct CommandLineTests {
         }
     }
 
+    @Test("a store import creates is at the latest version: search answers at once, no migrate needed")
+    func importedStoreSearches() async throws {
+        let found = try await Self.query(["--search", "osl gard"])
+        #expect(found.status == 0, "\(found.errors)")
+        #expect(found.rows.contains { $0["icao"] as? String == "ENGM" }, "\(found.rows)")
+        let path = try await Self.storePath.value
+        let store = try SQLiteStore(path: path)
+        #expect(try await store.appliedMigrations().count == AirportsMigrations.all.latestVersion)
+    }
+
     @Test("a negative --min-elevation is a value: the airports at or above it, as the CSV says")
     func negativeElevation() async throws {
         for (elevation, country) in [(-100.0, "NL"), (-1_000.0, "IL"), (-5.5, "AU")] {

@@ -79,10 +79,16 @@ struct ThreeStoreTypesAgreementTests {
                 row.optionalData = maybe(pools.data)
                 row.optionalUUID = maybe(pools.uuid)
                 row.optionalSurface = maybe(pools.surface)
+                row.url = pick(AllTypes.extremes.map(\.url))
+                row.runway = pick(AllTypes.extremes.map(\.runway))
+                row.optionalRunway = maybe(AllTypes.extremes.map(\.runway))
                 return row
             }
+            let urls = AllTypes.extremes.map(\.url)
+            let runways = AllTypes.extremes.map(\.runway)
+            let texts = rows.map(\.string)
             func filter(depth: Int = 0) -> Filter<AllTypes> {
-                switch Int.random(in: 0..<(depth > 2 ? 17 : 20), using: &fuzzer.random) {
+                switch Int.random(in: 0..<(depth > 2 ? 31 : 34), using: &fuzzer.random) {
                 case 0: return \.int8 < pick(pools.int8)
                 case 1: return \.int16 >= pick(pools.int16)
                 case 2: return \.int32 > pick(pools.int32)
@@ -100,8 +106,24 @@ struct ThreeStoreTypesAgreementTests {
                 case 14: return \.optionalInt > Int(pick(pools.int64))
                 case 15: return .in(\.int64, [pick(pools.int64), pick(pools.int64)])
                 case 16: return \.surface == pick(pools.surface)
-                case 17: return filter(depth: depth + 1) && filter(depth: depth + 1)
-                case 18: return filter(depth: depth + 1) || filter(depth: depth + 1)
+                // Every remaining type and operator: URL, JSON (equality), blob, bool, optional
+                // text / data / UUID / JSON, text order, `not in` (empty lists too), nil tests.
+                case 17: return \.url == pick(urls)
+                case 18: return \.url > pick(urls)
+                case 19: return \.runway == pick(runways)
+                case 20: return \.runway != pick(runways)
+                case 21: return \.data <= pick(pools.data)
+                case 22: return \.optionalData == maybe(pools.data)
+                case 23: return \.optionalUUID > pick(pools.uuid)
+                case 24: return \.optionalString < pick(texts)
+                case 25: return \.optionalRunway == maybe(runways)
+                case 26: return !.in(\.int64, fuzzer.chance(30) ? [] : [pick(pools.int64)])
+                case 27: return !.in(\.optionalString, fuzzer.chance(30) ? [] : [pick(texts)])
+                case 28: return .in(\.uuid, fuzzer.chance(30) ? [] : [pick(pools.uuid), pick(pools.uuid)])
+                case 29: return \.bool != pick([true, false])
+                case 30: return \.string >= pick(texts)
+                case 31: return filter(depth: depth + 1) && filter(depth: depth + 1)
+                case 32: return filter(depth: depth + 1) || filter(depth: depth + 1)
                 default: return !filter(depth: depth + 1)
                 }
             }
@@ -111,6 +133,8 @@ struct ThreeStoreTypesAgreementTests {
                     .ascending(\.double), .descending(\.decimal), .ascending(\.date), .descending(\.uuid),
                     .ascending(\.data), .descending(\.optionalInt), .ascending(\.optionalDecimal),
                     .descending(\.optionalDate), .ascending(\.string), .ascending(\.surface),
+                    .descending(\.url), .ascending(\.bool), .descending(\.optionalString), .ascending(\.optionalData),
+                    .descending(\.optionalUUID), .descending(\.data), .ascending(\.uuid),
                 ]
                 return (0..<Int.random(in: 1...3, using: &fuzzer.random)).map { _ in pick(terms) }
             }

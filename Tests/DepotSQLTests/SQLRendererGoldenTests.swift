@@ -20,6 +20,49 @@ struct SQLRendererGoldenTests {
             table: table, predicate: predicate?.node, ordering: ordering.map(\.term), limit: limit, offset: offset)
     }
 
+    @Test("a per-dialect statement spliced into another carries each dialect's text; none is ever dropped")
+    func splicedDialects() throws {
+        let clause = SQL(sqlite: "WHERE instr(name, \("x")) > 0", postgres: "WHERE strpos(name, \("x")) > 0")
+        let statement: SQL = "DELETE FROM \(table: TestAirport.self) \(clause) AND id > \(1)"
+        let lite = try sqlite.render(statement)
+        #expect(lite.sql == "DELETE FROM \"airports\" WHERE instr(name, ?) > 0 AND id > ?")
+        #expect(lite.arguments == [.text("x"), .integer(1)])
+        let pg = try postgres.render(statement)
+        #expect(pg.sql == "DELETE FROM \"airports\" WHERE strpos(name, $1) > 0 AND id > $2")
+        let summed = try postgres.render("SELECT 1 " + SQL(sqlite: "WHERE 1", postgres: "WHERE true"))
+        #expect(summed.sql == "SELECT 1 WHERE true")
+    }
+
+    @Test("an empty list is an empty set of the list's type; a hand-written read outside a transaction is read-only")
+    func emptyListsAndReadOnly() throws {
+        let statement: SQL =
+            "SELECT 1 WHERE x NOT IN \(list: [String]()) AND y IN \(list: [Int]()) AND z IN \(list: [UUID]())"
+        #expect(
+            try sqlite.render(statement).sql
+                == "SELECT 1 WHERE x NOT IN (SELECT NULL WHERE 0) AND y IN (SELECT NULL WHERE 0) "
+                + "AND z IN (SELECT NULL WHERE 0)")
+        #expect(
+            try postgres.render(statement).sql
+                == "SELECT 1 WHERE x NOT IN (SELECT CAST(NULL AS text) WHERE FALSE) "
+                + "AND y IN (SELECT CAST(NULL AS bigint) WHERE FALSE) AND z IN (SELECT CAST(NULL AS uuid) WHERE FALSE)")
+        #expect(postgres.readOnlyBegin?.sql == "BEGIN READ ONLY")
+        #expect(sqlite.readOnlyBegin == nil)
+    }
+
+    @Test("a JSON value compares as jsonb on PostgreSQL, as its canonical text on SQLite")
+    func jsonComparison() {
+        let table = AllTypes.schema.table
+        let runway = Runway(designator: "09", lengthMeters: 1, lights: [])
+        func select(_ renderer: SQLRenderer, _ filter: Filter<AllTypes>) -> String {
+            renderer.select(SelectQuery(table: table, predicate: filter.node)).sql
+        }
+        #expect(select(postgres, \.runway == runway).contains("WHERE \"runway\" = CAST($1 AS jsonb)"))
+        #expect(
+            select(postgres, .in(\.optionalRunway, [runway, runway]))
+                .contains("WHERE \"optional_runway\" IN (CAST($1 AS jsonb), CAST($2 AS jsonb))"))
+        #expect(select(sqlite, \.runway != runway).contains("WHERE \"runway\" <> ?"))
+    }
+
     @Test("create table declares types, NOT NULL and the primary key")
     func createTable() {
         #expect(
@@ -100,13 +143,16 @@ struct SQLRendererGoldenTests {
     @Test("text operators bind the needle; case-insensitive ones fold both sides")
     func textOperators() {
         let contains = sqlite.select(query(.contains(\.name, "100%_")))
-        #expect(contains.sql.contains("WHERE instr(\"name\", ?) > 0"))
-        #expect(contains.arguments == [.text("100%_")])
+        // SQLite compares bytes: its text functions stop at U+0000.
+        #expect(contains.sql.contains("WHERE instr(CAST(\"name\" AS BLOB), ?) > 0"))
+        #expect(contains.arguments == [.blob(Data("100%_".utf8))])
         let prefix = sqlite.select(query(.hasPrefix(\.name, "STRASSE", .caseInsensitive)))
-        #expect(prefix.sql.contains("WHERE substr(depot_fold(\"name\"), 1, length(?)) = ?"))
-        #expect(prefix.arguments == [.text("strasse"), .text("strasse")])
-        let suffix = sqlite.select(query(.hasSuffix(\.name, "x")))
-        #expect(suffix.sql.contains("WHERE substr(\"name\", length(\"name\") - length(?) + 1) = ?"))
+        #expect(prefix.sql.contains("WHERE substr(CAST(depot_fold(\"name\") AS BLOB), 1, ?) = ?"))
+        #expect(prefix.arguments == [.integer(7), .blob(Data("strasse".utf8))])
+        let suffix = sqlite.select(query(.hasSuffix(\.name, "é")))
+        #expect(suffix.sql.contains("WHERE substr(CAST(\"name\" AS BLOB), ?) = ?"))
+        #expect(suffix.arguments == [.integer(-2), .blob(Data("é".utf8))])
+        #expect(sqlite.select(query(.hasSuffix(\.name, ""))).sql.contains("WHERE \"name\" IS NOT NULL"))
         #expect(postgres.select(query(.contains(\.name, "x"))).sql.contains("WHERE strpos(\"name\", $1) > 0"))
         #expect(postgres.select(query(.hasPrefix(\.name, "x"))).sql.contains("WHERE starts_with(\"name\", $1)"))
     }

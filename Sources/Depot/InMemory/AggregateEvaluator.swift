@@ -19,10 +19,11 @@ package struct AggregateEvaluator: Sendable {
     /// The running state of one term over one group.
     private enum Accumulator {
         case count(Int64)
-        case integerSum(Int64)
+        /// Exact: running totals beyond Int64 are fine; only the final sum must fit.
+        case integerSum(Int128)
         case doubleSum(Double)
         case decimalSum(Decimal)
-        case average(sum: Double, exact: Int64, count: Int64)
+        case average(sum: Double, exact: Int128, count: Int64)
         case extreme(StoredValue, largest: Bool)
     }
 
@@ -49,9 +50,7 @@ package struct AggregateEvaluator: Sendable {
             accumulator = .count(count + 1)
         case .integerSum(let sum):
             guard case .integer(let number)? = value else { return }
-            let (result, overflow) = sum.addingReportingOverflow(number)
-            if overflow { throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64") }
-            accumulator = .integerSum(result)
+            accumulator = .integerSum(sum + Int128(number))
         case .doubleSum(let sum):
             accumulator = .doubleSum(sum + (value?.doubleValue ?? 0))
         case .decimalSum(let sum):
@@ -60,10 +59,8 @@ package struct AggregateEvaluator: Sendable {
         case .average(let sum, let exact, let count):
             switch value {
             case .integer(let number)?:
-                // Integers add exactly, as the engines add them; beyond Int64 every store fails.
-                let (result, overflow) = exact.addingReportingOverflow(number)
-                if overflow { throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64") }
-                accumulator = .average(sum: sum, exact: result, count: count + 1)
+                // Integers add exactly, as the engines add them, then round once to a double.
+                accumulator = .average(sum: sum, exact: exact + Int128(number), count: count + 1)
             case .double(let number)?:
                 accumulator = .average(sum: sum + number, exact: 0, count: count + 1)
             default:
@@ -84,7 +81,11 @@ package struct AggregateEvaluator: Sendable {
         let value: StoredValue
         switch accumulator {
         case .count(let count): value = .integer(count)
-        case .integerSum(let sum): value = .integer(sum)
+        case .integerSum(let sum):
+            guard let exact = Int64(exactly: sum) else {
+                throw AggregateQuery.overflow(term, table: query.table, detail: "overflows Int64")
+            }
+            value = .integer(exact)
         case .doubleSum(let sum): value = .double(sum)
         case .decimalSum(let sum): value = .decimal(sum)
         case .average(let sum, let exact, let count):

@@ -132,7 +132,11 @@ extension MigratableStore {
         try RelationDescriptor.validate(entities)
         func migrateAndCheck() async throws -> MigrationOutcome {
             var outcome = try await applyMigrations(migrations, to: nil, progress: progress)
-            if policy == .applyAdditiveChanges {
+            // Another store (another process) may apply the same changes meanwhile: its step
+            // then fails here (a column that exists already) and a fresh proposal finds less to do.
+            var attempt = 0
+            while policy == .applyAdditiveChanges {
+                attempt += 1
                 let proposal = try await proposeMigration(for: entities)
                 let needed = proposal.steps.filter { !$0.isOptional }
                 if !needed.isEmpty {
@@ -146,10 +150,15 @@ extension MigratableStore {
                     }
                     let summary = needed.map(\.summary).joined(separator: ", ")
                     let step = Migration(Migration.automaticPrefix + summary, needed.compactMap(\.operation))
-                    let automatic = try await applyMigrations(
-                        Migrations(migrations.steps + [step]), to: nil, progress: progress)
-                    outcome.steps += automatic.steps
+                    do {
+                        let automatic = try await applyMigrations(
+                            Migrations(migrations.steps + [step]), to: nil, progress: progress)
+                        outcome.steps += automatic.steps
+                    } catch let error as DepotError where error.kind == .migration && attempt < 5 {
+                        continue
+                    }
                 }
+                break
             }
             try await checkSchema(of: entities)
             return outcome

@@ -18,7 +18,7 @@ extension Filter {
     ) -> Filter {
         Filter(
             .withinDistance(
-                latitudeColumn: column(latitude), longitudeColumn: column(longitude), center: center,
+                latitudeColumn: column(latitude), longitudeColumn: column(longitude), center: center.normalized,
                 kilometers: kilometers))
     }
 }

@@ -240,3 +240,57 @@ public func > <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, r
 public func >= <Root: Entity, Value: StorableValue>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
     compare(lhs, .greaterOrEqual, rhs.storedValue)
 }
+
+// MARK: - JSON values have no order
+
+// JSON values compare for equality (their canonical text: sorted keys, on every store), but have
+// no order the stores share (PostgreSQL orders `jsonb` by its own rules, SQLite by text): `<`,
+// `<=`, `>` and `>=` on a JSON column do not compile. Compare a member stored in a column of its own.
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func < <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .less, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func <= <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .lessOrEqual, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func > <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .greater, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func >= <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .greaterOrEqual, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func < <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .less, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func <= <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .lessOrEqual, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func > <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .greater, rhs.storedValue)
+}
+
+/// Unavailable: JSON values have no order every store shares.
+@available(*, unavailable, message: "JSON values have no order every store shares; compare a member of its own column")
+public func >= <Root: Entity, Value: StorableAsJSON>(lhs: KeyPath<Root, Value?>, rhs: Value) -> Filter<Root> {
+    compare(lhs, .greaterOrEqual, rhs.storedValue)
+}

@@ -34,6 +34,39 @@ public struct Ordering<Root: Entity>: Sendable {
         Ordering(.column(Root.schema.referenceName(keyPath), descending: true))
     }
 
+    /// Unavailable: JSON values have no order every store shares (PostgreSQL orders `jsonb` by
+    /// its own rules, SQLite by text); order by a member stored in a column of its own.
+    @available(
+        *, unavailable, message: "JSON values have no order every store shares; order by a member of its own column"
+    )
+    public static func ascending<Value: StorableAsJSON>(_ keyPath: KeyPath<Root, Value>) -> Ordering {
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: false))
+    }
+
+    /// Unavailable: JSON values have no order every store shares.
+    @available(
+        *, unavailable, message: "JSON values have no order every store shares; order by a member of its own column"
+    )
+    public static func descending<Value: StorableAsJSON>(_ keyPath: KeyPath<Root, Value>) -> Ordering {
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: true))
+    }
+
+    /// Unavailable: JSON values have no order every store shares.
+    @available(
+        *, unavailable, message: "JSON values have no order every store shares; order by a member of its own column"
+    )
+    public static func ascending<Value: StorableAsJSON>(_ keyPath: KeyPath<Root, Value?>) -> Ordering {
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: false))
+    }
+
+    /// Unavailable: JSON values have no order every store shares.
+    @available(
+        *, unavailable, message: "JSON values have no order every store shares; order by a member of its own column"
+    )
+    public static func descending<Value: StorableAsJSON>(_ keyPath: KeyPath<Root, Value?>) -> Ordering {
+        Ordering(.column(Root.schema.referenceName(keyPath), descending: true))
+    }
+
     /// Text smallest first as `matching` compares it: `.caseInsensitive` orders by the folded
     /// text ("apple" < "Banana" < "cherry"), `.caseAndDiacriticInsensitive` also ignores
     /// diacritics ("Århus" next to "Arhus"); byte order of the folded text, the same on every
@@ -94,7 +127,7 @@ public struct Ordering<Root: Entity>: Sendable {
         Ordering(
             .distance(
                 latitudeColumn: Root.schema.referenceName(latitude),
-                longitudeColumn: Root.schema.referenceName(longitude), from: point))
+                longitudeColumn: Root.schema.referenceName(longitude), from: point.normalized))
     }
 }
 

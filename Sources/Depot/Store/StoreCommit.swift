@@ -24,6 +24,13 @@ public struct StoreCommit: Sendable, Hashable {
         return commit
     }()
 
+    /// This notice, naming `tables` as written too.
+    public func adding(_ tables: Set<String>) -> StoreCommit {
+        var commit = self
+        commit.tables.formUnion(tables)
+        return commit
+    }
+
     /// Whether this commit may have changed any of `tables`.
     public func mayHaveChanged(anyOf tables: Set<String>) -> Bool {
         mayHaveChangedAnything || !self.tables.isDisjoint(with: tables)

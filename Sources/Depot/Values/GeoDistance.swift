@@ -18,6 +18,14 @@ public struct Coordinate: Sendable, Hashable {
         self.latitude = latitude
         self.longitude = longitude
     }
+
+    /// The same point with its longitude brought within -180…180 (`remainder(longitude, 360)`,
+    /// exact and in constant time, however far out the longitude is): what distance filters and
+    /// orders measure from, so `181` and `-179` are one place on every store.
+    public var normalized: Coordinate {
+        guard longitude.isFinite, !(-180...180).contains(longitude) else { return self }
+        return Coordinate(latitude: latitude, longitude: remainder(longitude, 360))
+    }
 }
 
 /// Great-circle distance, the one formula every store uses to order by distance.
@@ -84,21 +92,14 @@ public struct BoundingBox: Sendable, Hashable {
             return
         }
         let span = asin(sin(angle) / cos(radians)) * 180 / .pi + margin
-        var west = center.longitude - span
-        var east = center.longitude + span
         guard span < 180 else {
             longitudes = []
             return
         }
-        // Centers outside -180…180 are brought back first.
-        while west < -180 && east < -180 {
-            west += 360
-            east += 360
-        }
-        while west > 180 && east > 180 {
-            west -= 360
-            east -= 360
-        }
+        // Centers outside -180…180 are brought back first, in constant time.
+        let longitude = center.normalized.longitude
+        let west = longitude - span
+        let east = longitude + span
         if west < -180 {
             longitudes = [-180...east, (west + 360)...180]
         } else if east > 180 {

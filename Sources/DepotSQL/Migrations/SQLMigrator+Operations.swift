@@ -15,12 +15,18 @@ extension SQLMigrator {
             }
             try await session.adopt(table)
         case .dropTable(let table):
+            // Its search indexes go with it: a table created again under the name has none.
+            for column in try await searchIndexes(of: table, session) {
+                try await dropSearchIndex(table, column, session)
+            }
             try await session.execute("DROP TABLE \(q(table))")
         case .renameTable(let from, let to):
             guard try await columns(of: to, session).isEmpty else {
                 throw DepotError(.migration, "table '\(to)' exists already", table: to)
             }
-            try await session.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+            try await keepingSearchIndexes(of: from, renamedTo: to, session) {
+                try await session.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+            }
         case .addColumn(let table, let column, let value):
             if !column.isNullable && value == nil {
                 throw DepotError(
@@ -35,14 +41,20 @@ extension SQLMigrator {
             try await session.execute(sql)
         case .dropColumn(let table, let column):
             try await requireColumns(present: [column], in: table, session)
-            try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
+            try await keepingSearchIndexes(of: table, dropping: column, session) {
+                try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
+            }
             try await dropLegacyFoldedCopy(of: column, in: table, session)
         case .renameColumn(let table, let from, let to):
             try await requireColumns(present: [from], absent: [to], in: table, session)
-            try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
+            try await keepingSearchIndexes(of: table, renaming: [from: to], session) {
+                try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
+            }
             try await dropLegacyFoldedCopy(of: from, in: table, session)
         case .alterColumn(let table, let column):
-            try await alterColumn(table, column, session)
+            try await keepingSearchIndexes(of: table, session) {
+                try await alterColumn(table, column, session)
+            }
         case .createIndex(let index):
             try await session.execute(SQLRenderer(dialect: dialect).createIndex(index))
         case .dropIndex(let name):
@@ -51,20 +63,9 @@ extension SQLMigrator {
             let stored = try await columns(of: table.name, session)
             guard !stored.isEmpty else { throw DepotError(.migration, "no table '\(table.name)'", table: table.name) }
             try TextSearch.checkIndexable(table, column: column)
-            let schema =
-                dialect == .postgres
-                ? try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil : nil
-            for statement in SQLRenderer(dialect: dialect).createSearchIndex(on: table, column: column, schema: schema)
-            {
-                try await session.execute(statement)
-            }
+            try await createSearchIndex(table, column, session)
         case .dropSearchIndex(let table, let column):
-            let schema =
-                dialect == .postgres
-                ? try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil : nil
-            for statement in SQLRenderer(dialect: dialect).dropSearchIndex(on: table, column: column, schema: schema) {
-                try await session.execute(statement)
-            }
+            try await dropSearchIndex(table.name, column, session)
         case .sql(let scripts):
             guard let text = scripts.first(where: { $0.dialect == dialect.name })?.script else {
                 throw DepotError(.migration, "the step has no SQL for \(dialect.displayName)")
@@ -269,5 +270,89 @@ extension SQLMigrator {
         let q = session.dialect.quote
         try await session.execute(
             "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.legacyFoldedColumn(column)))")
+    }
+}
+
+// MARK: - Search indexes through schema changes
+
+extension SQLMigrator {
+    /// The columns of `table` that have a search index, from the word tables the catalog lists.
+    static func searchIndexes(of table: String, _ session: any SQLMigrationSession) async throws -> [String] {
+        let prefix = table + "#"
+        let suffix = "#words"
+        return try await session.texts(SQLRenderer(dialect: session.dialect).catalogTables).compactMap { row in
+            guard let name = row.first ?? nil, name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+            let column = name.dropFirst(prefix.count).dropLast(suffix.count)
+            return column.isEmpty || column.contains("#") ? nil : String(column)
+        }
+    }
+
+    /// The current schema on PostgreSQL (where a search index's functions live), `nil` on SQLite.
+    private static func currentSchema(_ session: any SQLMigrationSession) async throws -> String? {
+        guard session.dialect == .postgres else { return nil }
+        guard let schema = try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil else {
+            throw DepotError(.migration, "PostgreSQL has no current schema to hold the search index's functions")
+        }
+        return schema
+    }
+
+    static func createSearchIndex(
+        _ table: TableDescription, _ column: String, _ session: any SQLMigrationSession
+    ) async throws {
+        let schema = try await currentSchema(session)
+        for statement in SQLRenderer(dialect: session.dialect).createSearchIndex(
+            on: table, column: column, schema: schema)
+        {
+            try await session.execute(statement)
+        }
+    }
+
+    static func dropSearchIndex(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws {
+        let schema = try await currentSchema(session)
+        let described = TableDescription(name: table, entityName: table, columns: [], primaryKey: [])
+        for statement in SQLRenderer(dialect: session.dialect).dropSearchIndex(
+            on: described, column: column, schema: schema)
+        {
+            try await session.execute(statement)
+        }
+    }
+
+    /// `table` as the catalog stores it, to build a search index over.
+    private static func storedDescription(of table: String, _ session: any SQLMigrationSession) async throws
+        -> TableDescription
+    {
+        let stored = try await columns(of: table, session)
+        guard !stored.isEmpty else { throw DepotError(.migration, "no table '\(table)'", table: table) }
+        let dialect = session.dialect
+        return TableDescription(
+            name: table, entityName: table,
+            columns: stored.map {
+                TableDescription.ColumnDescription(
+                    name: $0.name, type: ColumnType(rawValue: dialect.depotTypeName(fromCatalog: $0.type)) ?? .text,
+                    isNullable: !$0.isNotNull)
+            },
+            primaryKey: stored.filter { $0.keyPosition > 0 }.sorted { $0.keyPosition < $1.keyPosition }.map(\.name))
+    }
+
+    /// Runs `change` (a schema change of `table`) with its search indexes taken down before and
+    /// built again after, under the table's and columns' new names: a word table, its triggers
+    /// and functions name the table and columns, and a renamed or rebuilt table would leave them
+    /// orphaned (updated under the old name, or firing on a column that is gone). The index of a
+    /// dropped column is dropped with it.
+    static func keepingSearchIndexes(
+        of table: String, renamedTo newName: String? = nil, renaming columns: [String: String] = [:],
+        dropping dropped: String? = nil, _ session: any SQLMigrationSession,
+        _ change: () async throws -> Void
+    ) async throws {
+        let indexed = try await searchIndexes(of: table, session)
+        for column in indexed { try await dropSearchIndex(table, column, session) }
+        try await change()
+        guard !indexed.isEmpty else { return }
+        let described = try await storedDescription(of: newName ?? table, session)
+        for column in indexed where column != dropped {
+            let name = columns[column] ?? column
+            try TextSearch.checkIndexable(described, column: name)
+            try await createSearchIndex(described, name, session)
+        }
     }
 }

@@ -101,6 +101,14 @@ extension SQLStore: MigratableStore, MigrationTransactions {
                 guard let name = row.first ?? nil else { continue }
                 try await session.execute("DROP TABLE IF EXISTS \(session.dialect.quote(name))\(cascade)")
             }
+            // Functions of search indexes outlive their tables (PostgreSQL): drop them too, so the
+            // database is as new and an index created again finds no function in its way.
+            if let leftovers = session.renderer.searchIndexFunctions {
+                for row in try await session.texts(leftovers) {
+                    guard let function = row.first ?? nil else { continue }
+                    try await session.execute("DROP FUNCTION IF EXISTS \(function)")
+                }
+            }
         }
     }
 

@@ -66,6 +66,15 @@ public enum SQLDialect: Sendable, Hashable {
     /// drop, rename or retype `name` drop its copy.
     public static func legacyFoldedColumn(_ name: String) -> String { name + "#folded" }
 
+    /// An empty set of values of `type`, for the right side of `IN`: `x IN (…)` is false and
+    /// `x NOT IN (…)` true for every row (PostgreSQL has no empty list, and needs the type).
+    public func emptySet(of type: ColumnType) -> String {
+        switch self {
+        case .sqlite: "(SELECT NULL WHERE 0)"
+        case .postgres: "(SELECT CAST(NULL AS \(typeName(type))) WHERE FALSE)"
+        }
+    }
+
     /// The placeholder of parameter `index` (1-based): `?` on SQLite, `$index` on PostgreSQL.
     public func placeholder(_ index: Int) -> String {
         self == .sqlite ? "?" : "$\(index)"

@@ -24,6 +24,11 @@ public enum SQLFunctions {
     /// `depot_decimal_sum(value)`: the exact sum of decimals stored as text, as text (SQLite's own
     /// `SUM` would add them as doubles).
     public static let decimalSum = "depot_decimal_sum"
+    /// `depot_integer_sum(value)`: the exact sum of integers, failing only when the sum itself
+    /// exceeds Int64 (SQLite's own `SUM` fails on any running total beyond it).
+    public static let integerSum = "depot_integer_sum"
+    /// `depot_integer_total(value)`: the exact sum of integers as a double, for averages.
+    public static let integerTotal = "depot_integer_total"
     /// `depot_add(a, b)`: `a + b` as PostgreSQL computes it in an update (SQLite): integers
     /// exactly, failing beyond Int64; doubles failing when finite operands overflow to infinity;
     /// exact decimals (stored as text) as text; NULL with a NULL.
@@ -107,12 +112,27 @@ extension SQLRenderer {
     /// by one, those that fold to one (status C) mapped by a single `translate`, and the result
     /// composed again, exactly as the Swift function does. Both come from
     /// `TextFolding.caseFolding`, and a test compares them over every Unicode scalar.
-    public static let postgresFoldFunction: String = {
+    public static var postgresFoldFunction: String {
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.fold)(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            + "PARALLEL SAFE AS $$ SELECT \(postgresFold("t")) $$"
+    }
+
+    /// The folding of `depot_fold`, as an expression over `text`. Depot's functions inline it
+    /// rather than call `depot_fold`: a function called from another resolves through the
+    /// *caller's* `search_path`, and a client whose path does not hold Depot's schema (psql's
+    /// default) could then not write a searchable table.
+    static func postgresFold(_ text: String) -> String {
+        "(CASE WHEN octet_length(\(text)) = char_length(\(text)) THEN lower(\(text) COLLATE \"C\") "
+            + "ELSE normalize(\(postgresFoldTranslation.replacingOccurrences(of: "\u{1}", with: text)), NFC) END)"
+    }
+
+    /// The replacements and translation of case folding over a placeholder (U+0001) for the text.
+    private static let postgresFoldTranslation: String = {
         let several = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count > 1 }
         let one = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count == 1 }
         // The table holds neither quotes nor backslashes; escape quotes all the same.
         func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
-        var expression = "normalize(t, NFC)"
+        var expression = "normalize(\u{1}, NFC)"
         for entry in several {
             expression = "replace(\(expression), \(literal(String(entry.scalar))), \(literal(entry.folded)))"
         }
@@ -122,10 +142,7 @@ extension SQLRenderer {
             from.append(entry.scalar)
             to.append(contentsOf: entry.folded.unicodeScalars)
         }
-        expression = "translate(\(expression), \(literal(String(from))), \(literal(String(to))))"
-        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.fold)(t text) RETURNS text LANGUAGE sql IMMUTABLE "
-            + "PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) THEN lower(t COLLATE \"C\") "
-            + "ELSE normalize(\(expression), NFC) END $$"
+        return "translate(\(expression), \(literal(String(from))), \(literal(String(to))))"
     }()
 
     /// `depot_fold_diacritics(text)` for PostgreSQL: ``postgresFoldFunction``'s folding, then one
@@ -142,7 +159,7 @@ extension SQLRenderer {
         // translate deletes the characters of `from` that have none in `to`: the marks come last.
         for mark in TextFolding.diacritics.removed { from.append(mark) }
         return "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
-            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT translate(\(SQLFunctions.fold)(t), \(literal(String(from))), "
+            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT translate(\(postgresFold("t")), \(literal(String(from))), "
             + "\(literal(String(to)))) $$"
     }()
 

@@ -69,6 +69,8 @@ extension SQLRenderer {
             return "COALESCE(\(SQLFunctions.decimalSum)(\(column)), '0')"
         case (.sum, .sqlite, .double?):
             return "TOTAL(\(column))"
+        case (.sum, .sqlite, _):
+            return "COALESCE(\(SQLFunctions.integerSum)(\(column)), 0)"
         case (.sum, _, _):
             return "COALESCE(SUM(\(column)), 0)"
         case (.average, .sqlite, .double?):
@@ -76,12 +78,13 @@ extension SQLRenderer {
             return
                 "(CASE WHEN COUNT(\(column)) = 0 THEN NULL ELSE COALESCE(TOTAL(\(column)) / COUNT(\(column)), 'NaN') END)"
         case (.average, .sqlite, _):
-            return "(SUM(\(column)) * 1.0 / NULLIF(COUNT(\(column)), 0))"
+            // The exact sum, rounded once to a double, then divided: as every store computes it.
+            return "(\(SQLFunctions.integerTotal)(\(column)) / NULLIF(COUNT(\(column)), 0))"
         case (.average, .postgres, .double?):
             return "(SUM(\(column)) / NULLIF(COUNT(\(column)), 0))"
         case (.average, .postgres, _):
-            // Through bigint: an integer sum beyond Int64 fails here as it does on the other stores.
-            return "(CAST(CAST(SUM(\(column)) AS bigint) AS double precision) / NULLIF(COUNT(\(column)), 0))"
+            // The exact sum (numeric), rounded once to a double, then divided: never overflows.
+            return "(CAST(SUM(\(column)) AS double precision) / NULLIF(COUNT(\(column)), 0))"
         case (.min, _, _), (.max, _, _):
             let function = term.function == .min ? "MIN" : "MAX"
             switch (dialect, type) {

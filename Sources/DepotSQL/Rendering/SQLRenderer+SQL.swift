@@ -24,8 +24,10 @@ extension SQLRenderer {
                 sql += text
             case .value(let value):
                 sql += builder.add(value)
-            case .list(let values):
-                sql += values.isEmpty ? "(NULL)" : "(" + values.map { builder.add($0) }.joined(separator: ", ") + ")"
+            case .list(let values, let type):
+                sql +=
+                    values.isEmpty
+                    ? dialect.emptySet(of: type) : "(" + values.map { builder.add($0) }.joined(separator: ", ") + ")"
             case .identifier(let name):
                 guard TableDescription.isValidIdentifier(name) else {
                     let shown = name.hasPrefix("\u{0}") ? "a key path that is not a column" : "'\(name)'"

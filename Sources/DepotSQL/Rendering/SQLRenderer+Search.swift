@@ -21,11 +21,35 @@ extension SQLRenderer {
         let key = quote(table.primaryKey.first ?? "")
         let field = quote(matching == .caseAndDiacriticInsensitive ? "plain" : "word")
         return tokens.map { token in
-            let low = arguments.add(.text(token))
-            let high = arguments.add(.text(token + "\u{10FFFF}"))
-            return
+            let indexed = indexedWord(token)
+            let low = arguments.add(.text(indexed))
+            let high = arguments.add(.text(indexed + "\u{10FFFF}"))
+            let candidates =
                 "\(key) IN (SELECT \"key\" FROM \(quote(words.name)) WHERE \(field) >= \(low) AND \(field) < \(high))"
+            guard indexed != token else { return candidates }
+            // A token longer than what the index holds of a word: the index finds the rows whose
+            // words share what it holds, and the row's own words decide.
+            let word = matching == .caseAndDiacriticInsensitive ? "\(SQLFunctions.foldDiacritics)(w)" : "w"
+            let from = arguments.add(.text(token))
+            let to = arguments.add(.text(token + "\u{10FFFF}"))
+            return
+                "\(candidates) AND EXISTS (SELECT 1 FROM \(SQLFunctions.words)(\(quote(table.name)).\(quote(column))) "
+                + "AS depot_x(w) WHERE \(word) COLLATE \"C\" >= \(from) AND \(word) COLLATE \"C\" < \(to))"
         }.joined(separator: " AND ")
+    }
+
+    /// How many characters of a word PostgreSQL's word tables hold: a B-tree entry holds at most
+    /// about 2.7 KB, and 200 characters are at most 800 bytes of UTF-8. Longer words are stored
+    /// cut there and found through ``renderMatches(_:_:_:_:_:)``'s check of the row's own words.
+    /// SQLite's word tables hold whole words.
+    public static let postgresIndexedWordLength = 200
+
+    /// What the word table holds of `word` (the whole word on SQLite).
+    func indexedWord(_ word: String) -> String {
+        guard dialect == .postgres, word.unicodeScalars.count > Self.postgresIndexedWordLength else { return word }
+        var cut = String.UnicodeScalarView()
+        cut.append(contentsOf: word.unicodeScalars.prefix(Self.postgresIndexedWordLength))
+        return String(cut)
     }
 
     /// The relevance order: how many of the row's words equal a token, most first, then the
@@ -40,7 +64,7 @@ extension SQLRenderer {
         let byLength = dialect == .postgres ? "\(length) ASC NULLS FIRST" : length
         // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
         guard !tokens.isEmpty else { return byLength }
-        let list = tokens.map { arguments.add(.text($0)) }.joined(separator: ", ")
+        let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
         let exact =
             "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
             + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
@@ -85,6 +109,8 @@ extension SQLRenderer {
                     + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key); END",
             ]
         case .postgres:
+            // Words as the index holds them: cut to what a B-tree entry can hold.
+            let cut = { (word: String) in "left(\(word), \(Self.postgresIndexedWordLength))" }
             let qualified = prefix + name
             let function = prefix + quote(words.name + "#index")
             let words = "\(prefix)\(SQLFunctions.words)"
@@ -92,17 +118,26 @@ extension SQLRenderer {
             return [
                 "CREATE TABLE \(qualified) (\"word\" text COLLATE \"C\" NOT NULL, \"plain\" text COLLATE \"C\" NOT NULL, "
                     + "\"key\" \(keyType) NOT NULL, PRIMARY KEY (\"word\", \"key\"))",
-                "INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") SELECT DISTINCT w, \(plain)(w), t.\(key) "
-                    + "FROM \(prefix)\(base) AS t, \(words)(t.\(text)) AS w ON CONFLICT DO NOTHING",
+                "INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") SELECT DISTINCT \(cut("w")), "
+                    + "\(cut("\(plain)(w)")), t.\(key) FROM \(prefix)\(base) AS t, \(words)(t.\(text)) AS w "
+                    + "ON CONFLICT DO NOTHING",
                 "CREATE INDEX \(quote(self.quoteless(name) + "#plain")) ON \(qualified) (\"plain\", \"key\")",
                 "CREATE INDEX \(quote(self.quoteless(name) + "#key")) ON \(qualified) (\"key\")",
-                "CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                    + "IF TG_OP <> 'INSERT' THEN DELETE FROM \(qualified) WHERE \"key\" = OLD.\(key); END IF; "
+                // One function for the row trigger and the statement trigger of TRUNCATE (which
+                // fires no row trigger). An insert drops the words the key had first: rows removed
+                // without a delete trigger (TRUNCATE before this trigger existed) left none behind.
+                "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    + "IF TG_OP = 'TRUNCATE' THEN DELETE FROM \(qualified); RETURN NULL; END IF; "
+                    + "IF TG_OP = 'INSERT' THEN DELETE FROM \(qualified) WHERE \"key\" = NEW.\(key); "
+                    + "ELSE DELETE FROM \(qualified) WHERE \"key\" = OLD.\(key); END IF; "
                     + "IF TG_OP <> 'DELETE' THEN INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") "
-                    + "SELECT w, \(plain)(w), NEW.\(key) FROM \(words)(NEW.\(text)) AS w ON CONFLICT DO NOTHING; END IF; "
+                    + "SELECT \(cut("w")), \(cut("\(plain)(w)")), NEW.\(key) FROM \(words)(NEW.\(text)) AS w "
+                    + "ON CONFLICT DO NOTHING; END IF; "
                     + "RETURN NULL; END $$",
                 "CREATE TRIGGER \(quote(self.quoteless(name) + "#index")) AFTER INSERT OR DELETE OR UPDATE OF \(text), "
                     + "\(key) ON \(prefix)\(base) FOR EACH ROW EXECUTE FUNCTION \(function)()",
+                "CREATE TRIGGER \(quote(self.quoteless(name) + "#truncate")) AFTER TRUNCATE ON \(prefix)\(base) "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)()",
             ]
         }
     }
@@ -119,10 +154,26 @@ extension SQLRenderer {
         case .postgres:
             return [
                 "DROP TRIGGER IF EXISTS \(quote(words + "#index")) ON \(prefix)\(quote(table.name))",
+                "DROP TRIGGER IF EXISTS \(quote(words + "#truncate")) ON \(prefix)\(quote(table.name))",
                 "DROP FUNCTION IF EXISTS \(prefix)\(quote(words + "#index"))()",
                 "DROP TABLE IF EXISTS \(prefix)\(quote(words))",
             ]
         }
+    }
+
+    /// The functions of search indexes in the current schema, each as `DROP FUNCTION` takes it
+    /// (PostgreSQL; `nil` on SQLite, whose triggers go with their tables).
+    ///
+    /// ```sql
+    /// SELECT p.oid::regprocedure::text FROM pg_proc AS p
+    /// WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+    ///   AND p.proname LIKE '%#words#index'
+    /// ```
+    public var searchIndexFunctions: SQLStatement? {
+        guard dialect == .postgres else { return nil }
+        return SQLStatement(
+            sql: "SELECT p.oid::regprocedure::text FROM pg_proc AS p WHERE p.pronamespace = "
+                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND p.proname LIKE '%#words#index'")
     }
 
     private func quoteless(_ quoted: String) -> String {
@@ -141,7 +192,7 @@ extension SQLRenderer {
             return low == range.upperBound ? escape(low) : escape(low) + "-" + escape(range.upperBound)
         }.joined()
         return "CREATE OR REPLACE FUNCTION \(SQLFunctions.words)(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE "
-            + "PARALLEL SAFE AS $$ SELECT DISTINCT w FROM regexp_split_to_table(\(SQLFunctions.fold)(t), "
+            + "PARALLEL SAFE AS $$ SELECT DISTINCT w FROM regexp_split_to_table(\(postgresFold("t")), "
             + "'[\(ranges)]+') AS w WHERE w <> '' $$"
     }()
 }

@@ -13,6 +13,13 @@ extension SQLRenderer {
     /// `ROLLBACK`.
     public var rollback: SQLStatement { SQLStatement(sql: "ROLLBACK") }
 
+    /// Begins the transaction a hand-written statement outside `store.write` runs in, so it can
+    /// only read: `BEGIN READ ONLY` on PostgreSQL (ended by ``rollback``); `nil` on SQLite, whose
+    /// reader connections refuse a statement that writes before it runs.
+    public var readOnlyBegin: SQLStatement? {
+        dialect == .postgres ? SQLStatement(sql: "BEGIN READ ONLY") : nil
+    }
+
     /// `SAVEPOINT "name"`: what `StoreWriter.savepoint(_:)` opens.
     public func savepoint(_ name: String) -> SQLStatement {
         SQLStatement(sql: "SAVEPOINT \(quote(name))")

@@ -1,4 +1,5 @@
 import Depot
+import Foundation
 
 /// Renders store descriptions (queries, writes, tables) as SQL for one dialect.
 ///
@@ -179,14 +180,15 @@ public struct SQLRenderer: Sendable {
         case .constant(let value):
             return value ? "1 = 1" : "1 = 0"
         case .compare(let column, let op, let value):
-            return "\(operand(column, table)) \(op.rawValue) \(arguments.add(value))"
+            return "\(operand(column, table)) \(op.rawValue) \(bound(value, column, table, &arguments))"
         case .isNull(let column):
             return "\(quote(column)) IS NULL"
         case .isNotNull(let column):
             return "\(quote(column)) IS NOT NULL"
         case .isIn(let column, let values):
             if values.isEmpty { return "1 = 0" }
-            if values.count > Self.largeListThreshold, let list = largeList(values, &arguments) {
+            let isJSON = table.columns.first { $0.name == column }?.type == .json
+            if values.count > Self.largeListThreshold, !isJSON, let list = largeList(values, &arguments) {
                 switch dialect {
                 case .sqlite: return "\(operand(column, table)) IN (SELECT value FROM json_each(\(list)))"
                 // Not `= ANY(array)`: PostgreSQL compares each row with the array's elements one by one
@@ -194,7 +196,8 @@ public struct SQLRenderer: Sendable {
                 case .postgres: return "\(operand(column, table)) IN (SELECT unnest(\(list)))"
                 }
             }
-            return "\(operand(column, table)) IN (" + values.map { arguments.add($0) }.joined(separator: ", ") + ")"
+            return "\(operand(column, table)) IN ("
+                + values.map { bound($0, column, table, &arguments) }.joined(separator: ", ") + ")"
         case .text(let column, let op, let needle, let matching):
             return renderText(column, op, needle, matching: matching, &arguments)
         case .and(let nodes):
@@ -280,6 +283,17 @@ public struct SQLRenderer: Sendable {
     }
 
     /// A column as a comparison operand: byte-order text, exact decimals.
+    /// `value` bound for a comparison with `column`: a JSON value compares as `jsonb` on
+    /// PostgreSQL (the column's type; bound as its text), as its canonical text elsewhere.
+    func bound(_ value: StoredValue, _ column: String, _ table: TableDescription, _ arguments: inout ArgumentList)
+        -> String
+    {
+        let placeholder = arguments.add(value)
+        guard dialect == .postgres, !value.isNull, table.columns.first(where: { $0.name == column })?.type == .json
+        else { return placeholder }
+        return "CAST(\(placeholder) AS jsonb)"
+    }
+
     func operand(_ column: String, _ table: TableDescription) -> String {
         let type = table.columns.first { $0.name == column }?.type
         switch (dialect, type) {
@@ -296,15 +310,19 @@ public struct SQLRenderer: Sendable {
         let pin = matching.apply(needle)
         let subject = folded(quote(column), matching)
         switch (dialect, op) {
+        // SQLite compares bytes (a blob): its text functions stop at the first U+0000, and bytes
+        // of UTF-8 match where characters do, as the in-memory store compares. An empty needle
+        // (an empty blob binds as NULL) is in every value.
+        case (.sqlite, _) where pin.isEmpty:
+            return "\(subject) IS NOT NULL"
         case (.sqlite, .contains):
-            return "instr(\(subject), \(arguments.add(.text(pin)))) > 0"
+            return "instr(CAST(\(subject) AS BLOB), \(arguments.add(.blob(Data(pin.utf8))))) > 0"
         case (.sqlite, .hasPrefix):
-            let value = arguments.add(.text(pin))
-            return "substr(\(subject), 1, length(\(value))) = \(arguments.add(.text(pin)))"
+            let count = arguments.add(.integer(Int64(pin.utf8.count)))
+            return "substr(CAST(\(subject) AS BLOB), 1, \(count)) = \(arguments.add(.blob(Data(pin.utf8))))"
         case (.sqlite, .hasSuffix):
-            let value = arguments.add(.text(pin))
-            return
-                "substr(\(subject), length(\(subject)) - length(\(value)) + 1) = \(arguments.add(.text(pin)))"
+            let count = arguments.add(.integer(-Int64(pin.utf8.count)))
+            return "substr(CAST(\(subject) AS BLOB), \(count)) = \(arguments.add(.blob(Data(pin.utf8))))"
         case (.postgres, .contains):
             return "strpos(\(subject), \(arguments.add(.text(pin)))) > 0"
         case (.postgres, .hasPrefix):

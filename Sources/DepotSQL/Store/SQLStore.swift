@@ -112,7 +112,9 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     public func rows(_ statement: SQL) async throws -> SQLRows {
         let rendered = try renderer.render(statement)
         try await engine.prepare()
-        return try await withReader { connection in try await connection.rows(rendered) }
+        return try await withReader { connection in
+            try await self.readingOnly(on: connection) { try await connection.rows(rendered) }
+        }
     }
 
     /// Runs a hand-written statement on a reader connection, its result shaped as `table`.
@@ -124,7 +126,25 @@ public final class SQLStore<Engine: SQLEngine>: Store {
     ) async throws -> Result {
         let rendered = try renderer.render(statement, shapedAs: table)
         try await engine.prepare()
-        return try await withReader { connection in try await connection.scan(rendered, table: table, read) }
+        return try await withReader { connection in
+            try await self.readingOnly(on: connection) { try await connection.scan(rendered, table: table, read) }
+        }
+    }
+
+    /// Runs `body`, a hand-written statement outside a transaction, so that it can only read
+    /// (``SQLRenderer/readOnlyBegin``): reads never write, on every store. A statement that writes
+    /// fails with `.invalidQuery` and writes nothing.
+    private func readingOnly<T: Sendable>(
+        on connection: Connection, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        guard let begin = renderer.readOnlyBegin else { return try await body() }
+        let rollback = renderer.rollback
+        try await connection.execute(begin)
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        // The connection goes back to the pool: end the transaction even if the task is cancelled.
+        try await Self.uncancelled { try await connection.execute(rollback) }
+        return try result.get()
     }
 
     /// Computes `query` with one `GROUP BY` statement on a reader connection (a table that does
@@ -240,8 +260,8 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                 try await Self.uncancelled { try await connection.execute(suspension.resume) }
                 return try outcome.get()
             }
-            verifiedTables.withLock { $0.formUnion(outcome.created) }
-            broadcaster.publish(StoreCommit(tables: outcome.touched))
+            verifiedTables.withLock { $0.formUnion(outcome.written.created) }
+            broadcaster.publish(outcome.written.commit)
             return outcome.value
         }
     }
@@ -263,7 +283,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
             // A call that failed and could not be undone: its error was caught by the body,
             // but what it wrote must not commit.
             if let broken = writer.books.broken { throw broken }
-            let (touched, created) = writer.end()
+            let written = writer.end()
             let committed = try await Self.uncancelled { try await connection.commit(renderer.commit) }
             guard committed else {
                 throw DepotError(
@@ -278,10 +298,10 @@ public final class SQLStore<Engine: SQLEngine>: Store {
                     "transaction committed",
                     metadata: [
                         "duration_ms": "\(SQLLogging.milliseconds(elapsed))",
-                        "tables": .array(touched.sorted().map { .string($0) }),
+                        "tables": .array(written.touched.sorted().map { .string($0) }),
                     ])
             }
-            return TransactionOutcome(value: result, touched: touched, created: created)
+            return TransactionOutcome(value: result, written: written)
         } catch {
             if instrumented {
                 let elapsed = ContinuousClock.now - started
@@ -384,8 +404,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
 /// What a committed transaction returns to ``SQLStore/withWriter(_:)``.
 struct TransactionOutcome<T: Sendable>: Sendable {
     var value: T
-    var touched: Set<String>
-    var created: Set<TableDescription>
+    var written: WriterBookkeeping.Written
 }
 
 extension SQLStore: ObservationReporting {
@@ -395,5 +414,16 @@ extension SQLStore: ObservationReporting {
     /// Counts and times a re-query of observers (``SQLMetrics``: `depot_observation_…`).
     public func observationRequeried(duration: Duration, sinceCommit: Duration?) {
         instruments.meters.requeried(duration, sinceCommit: sinceCommit)
+    }
+}
+
+extension DepotError {
+    /// A hand-written statement outside a transaction tried to write: `store.sql` only reads.
+    package static func writeOutsideTransaction(engine: String, underlying: (any Error)? = nil) -> DepotError {
+        DepotError(
+            .invalidQuery,
+            "\(engine) refused a hand-written statement that writes outside a transaction: store.sql only reads; "
+                + "write with store.write { tx in try await tx.sql(…) }",
+            underlying: underlying)
     }
 }

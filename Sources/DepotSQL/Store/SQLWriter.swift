@@ -16,7 +16,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
     @discardableResult
-    func end() -> (touched: Set<String>, created: Set<TableDescription>) { books.end() }
+    func end() -> WriterBookkeeping.Written { books.end() }
 
     /// Whether `table` exists inside this transaction; creates it when `create` is true.
     ///
@@ -64,9 +64,14 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         return try await renderer.run(query, on: connection)
     }
 
+    /// Runs a hand-written statement in the transaction. It may write any table, named or not
+    /// (`UPDATE orders …` in plain text, a trigger, a function), so the commit tells every
+    /// observer to read again.
     package func rows(_ statement: SQL) async throws -> SQLRows {
         try books.checkActive()
-        return try await connection.rows(renderer.render(statement))
+        let rendered = try renderer.render(statement)
+        books.touchedAnything()
+        return try await connection.rows(rendered)
     }
 
     package func scan<Result: Sendable>(
@@ -74,7 +79,9 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
         _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
     ) async throws -> Result {
         try books.checkActive()
-        return try await connection.scan(renderer.render(statement, shapedAs: table), table: table, read)
+        let rendered = try renderer.render(statement, shapedAs: table)
+        books.touchedAnything()
+        return try await connection.scan(rendered, table: table, read)
     }
 
     package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {

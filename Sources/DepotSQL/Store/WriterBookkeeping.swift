@@ -8,7 +8,22 @@ final class WriterBookkeeping: Sendable {
     /// The tables written and created up to a savepoint, restored when it rolls back.
     struct Mark: Sendable {
         let touched: Set<String>
+        let touchedAnything: Bool
         let created: Set<TableDescription>
+    }
+
+    /// What a transaction wrote, as its commit announces it.
+    struct Written: Sendable {
+        /// The tables Depot's own calls wrote.
+        var touched: Set<String>
+        /// Whether a hand-written statement ran: it may have written any table.
+        var touchedAnything: Bool
+        var created: Set<TableDescription>
+
+        /// The commit's announcement.
+        var commit: StoreCommit {
+            touchedAnything ? StoreCommit.anythingMayHaveChanged.adding(touched) : StoreCommit(tables: touched)
+        }
     }
 
     private struct State {
@@ -16,6 +31,7 @@ final class WriterBookkeeping: Sendable {
         /// Why the transaction can no longer commit (a failed call that could not be undone).
         var broken: DepotError?
         var touched: Set<String> = []
+        var touchedAnything = false
         var created: Set<TableDescription> = []
         var savepoints = 0
     }
@@ -25,10 +41,10 @@ final class WriterBookkeeping: Sendable {
 
     /// Ends the transaction: later calls throw. Returns the tables written and created.
     @discardableResult
-    func end() -> (touched: Set<String>, created: Set<TableDescription>) {
+    func end() -> Written {
         state.withLock { state in
             state.isActive = false
-            return (state.touched, state.created)
+            return Written(touched: state.touched, touchedAnything: state.touchedAnything, created: state.created)
         }
     }
 
@@ -57,6 +73,12 @@ final class WriterBookkeeping: Sendable {
         state.withLock { _ = $0.touched.insert(table) }
     }
 
+    /// A hand-written statement ran: it may have written any table, so the commit tells every
+    /// observer to read again.
+    func touchedAnything() {
+        state.withLock { $0.touchedAnything = true }
+    }
+
     func created(_ table: TableDescription) {
         state.withLock { _ = $0.created.insert(table) }
     }
@@ -69,7 +91,10 @@ final class WriterBookkeeping: Sendable {
     func savepoint() -> (name: String, mark: Mark) {
         state.withLock { state in
             state.savepoints += 1
-            return ("depot_\(state.savepoints)", Mark(touched: state.touched, created: state.created))
+            return (
+                "depot_\(state.savepoints)",
+                Mark(touched: state.touched, touchedAnything: state.touchedAnything, created: state.created)
+            )
         }
     }
 
@@ -77,6 +102,7 @@ final class WriterBookkeeping: Sendable {
     func rollBack(to mark: Mark) {
         state.withLock { state in
             state.touched = mark.touched
+            state.touchedAnything = mark.touchedAnything
             state.created = mark.created
         }
     }

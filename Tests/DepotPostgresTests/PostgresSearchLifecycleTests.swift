@@ -1,0 +1,126 @@
+import Depot
+import DepotPostgres
+import DepotSQL
+import DepotTesting
+import Foundation
+import Testing
+
+// The search index's whole life on PostgreSQL (trust issue, items 3–7). Axes: schema change (rename
+// column, rename table, drop + recreate, erase + recreate) × writer (Depot, a client with psql's
+// default search_path, TRUNCATE, INSERT … ON CONFLICT). After each: writes work, `.matches` equals a
+// scan, and nothing orphaned is left in the catalog.
+
+@Suite("PostgreSQL search index life cycle", .timeLimit(.minutes(10)))
+struct PostgresSearchLifecycleTests {
+    static let v1 = Migrations([
+        Migration("1", [.createTable(TestAirport.self)]),
+        Migration("2", [.createSearchIndex(TestAirport.self, \.name)]),
+    ])
+
+    /// The keys whose name has a word starting with `prefix`, by a scan in Swift.
+    static func scan(_ airports: [TestAirport], _ prefix: String) -> [String] {
+        airports.filter { airport in
+            TextSearch.tokens(of: airport.name, .caseInsensitive).contains { $0.hasPrefix(prefix) }
+        }.map(\.icao).sorted()
+    }
+
+    @Test("a client with psql's default search_path writes a searchable table in the store's own schema")
+    func foreignSearchPath() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let schema = try #require(store.configuration.schema)
+            // No `SET search_path`: the session's default ("$user", public).
+            _ = try await PostgresTestServer.rawRows(
+                "INSERT INTO \"\(schema)\".\"airports\" (icao, name, country, elevation, lat, lon) "
+                    + "VALUES ('XFOR', 'Foreign Field', 'ZZ', 0, 0, 0)")
+            let found = try await store.repository(TestAirport.self).fetch(where: .matches(\.name, "forei"))
+            #expect(found.map(\.icao) == ["XFOR"])
+        }
+    }
+
+    @Test("after another client's TRUNCATE, rows inserted again match only their new text")
+    func truncate() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let schema = try #require(store.configuration.schema)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            _ = try await PostgresTestServer.rawRows("TRUNCATE \"airports\"", schema: schema)
+            #expect(try await airports.count(where: .matches(\.name, "a")) == 0)
+            var renamed = TestAirport.sample[0]
+            renamed.name = "Zzyzx Strip"
+            try await airports.insert([renamed])
+            let oldWord = try #require(TextSearch.tokens(of: TestAirport.sample[0].name, .caseInsensitive).first)
+            #expect(try await airports.count(where: .matches(\.name, oldWord)) == 0, "old words are gone")
+            #expect(try await airports.count(where: .matches(\.name, "zzyzx")) == 1)
+            // INSERT … ON CONFLICT by another client keeps the words right too.
+            _ = try await PostgresTestServer.rawRows(
+                "INSERT INTO \"airports\" (icao, name, country, elevation, lat, lon) VALUES "
+                    + "('\(renamed.icao)', 'Quokka Base', 'ZZ', 0, 0, 0) "
+                    + "ON CONFLICT (icao) DO UPDATE SET name = excluded.name", schema: schema)
+            #expect(try await airports.count(where: .matches(\.name, "zzyzx")) == 0)
+            #expect(try await airports.fetch(where: .matches(\.name, "quok")).map(\.icao) == [renamed.icao])
+        }
+    }
+
+    @Test("renaming a searched column or table keeps the index: writes work and search equals a scan")
+    func renames() async throws {
+        try await PostgresTestServer.withStore { store in
+            let schema = try #require(store.configuration.schema)
+            try await store.migrate(Self.v1)
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            try await store.migrate(
+                Migrations(
+                    Self.v1.steps + [
+                        Migration("3", [.renameColumn("name", to: "title", in: "airports")]),
+                        Migration("4", [.renameTable("airports", to: "fields")]),
+                    ]))
+            // Writes by a foreign client and reads of the word table under the new names.
+            _ = try await PostgresTestServer.rawRows(
+                "INSERT INTO \"fields\" (icao, title, country, elevation, lat, lon) VALUES ('XNEW', 'Wombat Park', 'ZZ', 0, 0, 0)",
+                schema: schema)
+            let words = try await PostgresTestServer.rawRows(
+                "SELECT count(*)::text FROM \"fields#title#words\" WHERE word = 'wombat'", schema: schema)
+            #expect(words == [["1"]])
+            let leftovers = try await PostgresTestServer.rawRows(
+                "SELECT relname FROM pg_class WHERE relname LIKE 'airports#%' "
+                    + "AND relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = '\(schema)') "
+                    + "UNION ALL SELECT proname FROM pg_proc WHERE proname LIKE 'airports#%' "
+                    + "AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = '\(schema)')",
+                schema: schema)
+            #expect(leftovers.isEmpty, "nothing of the old names is left: \(leftovers)")
+        }
+    }
+
+    @Test("a table dropped and created again has no stale word table; erase and recreate works after search")
+    func dropAndErase() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let recreated = Migrations(
+                Self.v1.steps + [Migration("3", [.dropTable("airports"), .createTable(TestAirport.self)])])
+            try await store.migrate(recreated)
+            try await airports.insert([TestAirport.sample[0]])
+            let stale = await #expect(throws: DepotError.self) {
+                try await airports.count(where: .matches(\.name, "a"))
+            }
+            #expect(stale?.kind == .invalidQuery, "no index: the query says so instead of answering from stale words")
+            try await store.migrate(
+                Migrations(recreated.steps + [Migration("4", [.createSearchIndex(TestAirport.self, \.name)])]))
+            let all = try await airports.fetch()
+            let word = try #require(TextSearch.tokens(of: TestAirport.sample[0].name, .caseInsensitive).first)
+            #expect(
+                try await airports.fetch(where: .matches(\.name, word)).map(\.icao).sorted() == Self.scan(all, word))
+
+            // Erase and recreate on a database that had a search index.
+            try await store.open(Self.v1, entities: [TestAirport.self], onSchemaChange: .eraseAndRecreate)
+            try await store.eraseDatabase()
+            try await store.migrate(Self.v1)
+            try await airports.insert(TestAirport.sample)
+            #expect(
+                try await airports.fetch(where: .matches(\.name, word)).map(\.icao).sorted()
+                    == Self.scan(TestAirport.sample, word))
+        }
+    }
+}
