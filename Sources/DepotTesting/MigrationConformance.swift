@@ -182,7 +182,7 @@ extension MigrationConformance {
 public enum MigrationConformance {
     /// Every case of the suite: applying, reverting and refusing steps, the ledger, schema checks,
     /// raw SQL (``MigrationCase/needsSQL``) and two stores migrating one database at once.
-    public static var cases: [MigrationCase] { coreCases + proposalCases }
+    public static var cases: [MigrationCase] { coreCases + proposalCases + searchLifecycleCases }
 
     static let coreCases: [MigrationCase] = [
         MigrationCase("a new database reaches the latest version step by step, each recorded in the ledger") { open in

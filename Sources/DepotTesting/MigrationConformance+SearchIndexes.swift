@@ -1,0 +1,149 @@
+import Depot
+import Foundation
+import Testing
+
+// Schema change × the structures Depot derives from a table × store (trust issue, item 20).
+// Axes: schema change — rename column, rename table, change another column's type (SQLite rebuilds
+// the table), drop a searched column, drop + recreate, erase + recreate; structure — the search
+// index (word table, triggers, functions), a declared index; writer — Depot before and after each
+// change. After each: writes work, `.matches` equals a scan of the rows (or, with no index, says so:
+// never stale words), and on SQL stores nothing of the old names is left in the catalog.
+
+/// A searched row before the renames.
+private struct Searched: Entity, Equatable {
+    var id: String
+    var name: String
+    var note: Int?
+
+    static let schema = Schema<Searched>("searched", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.name, "name")
+        Column(\.note, "note")
+    }
+}
+
+/// The same rows after `name` became `title`.
+private struct Titled: Entity, Equatable {
+    var id: String
+    var title: String
+    var note: Int?
+
+    static let schema = Schema<Titled>("searched", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.title, "title")
+        Column(\.note, "note")
+    }
+}
+
+/// The same rows after the table became `found` and `note` became text.
+private struct Found: Entity, Equatable {
+    var id: String
+    var title: String
+    var note: String?
+
+    static let schema = Schema<Found>("found", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.title, "title")
+        Column(\.note, "note")
+    }
+}
+
+/// Whether `repository`'s `.matches` on `text` answers as a scan does for each word, or refuses
+/// for want of an index (never stale words).
+private func searchAgrees<Root: Entity>(
+    _ repository: Repository<Root>, _ text: KeyPath<Root, String>, key: KeyPath<Root, String>,
+    words: [String], expectIndex: Bool, _ label: String
+) async throws {
+    let rows = try await repository.fetch()
+    for word in words {
+        let expected = rows.filter { row in
+            TextSearch.tokens(of: row[keyPath: text], .caseInsensitive).contains { $0.hasPrefix(word) }
+        }.map { $0[keyPath: key] }.sorted()
+        do {
+            let found = try await repository.fetch(where: .matches(text, word)).map { $0[keyPath: key] }.sorted()
+            #expect(found == expected, "\(label): matches '\(word)'")
+        } catch let error as DepotError where error.kind == .invalidQuery && !expectIndex {
+            #expect(error.message.contains("createSearchIndex"), "\(label): \(error.message)")
+        }
+    }
+}
+
+/// The catalog's names that start with `prefix#` (word tables, their indexes, triggers and
+/// functions), on a store that runs SQL; `nil` on one that does not.
+private func leftovers(_ store: any MigratableStore, _ prefix: String) async throws -> [String]? {
+    guard let store = store as? any Store else { return nil }
+    let pattern = prefix + "#%"
+    do {
+        return try await store.sql(
+            SQL(
+                sqlite: "SELECT name FROM sqlite_master WHERE name LIKE \(pattern)",
+                postgres: "SELECT relname::text FROM pg_class WHERE relname LIKE \(pattern) AND relnamespace = "
+                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+                    + "UNION ALL SELECT proname::text FROM pg_proc WHERE proname LIKE \(pattern) AND pronamespace = "
+                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+                    + "UNION ALL SELECT tgname::text FROM pg_trigger WHERE tgname LIKE \(pattern) AND tgrelid IN "
+                    + "(SELECT oid FROM pg_class WHERE relnamespace = "
+                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()))"),
+            decoding: String.self)
+    } catch let error as DepotError where error.message.contains("runs no SQL") {
+        return nil
+    }
+}
+
+extension MigrationConformance {
+    static let searchLifecycleCases: [MigrationCase] = [
+        MigrationCase("the search index follows every schema change: renames, a rebuild, drops, erase") { open in
+            let store = try await open()
+            let words = ["wom", "quok", "emu", "ba", "zz"]
+            var steps = [
+                Migration("1", [.createTable(Searched.self), .createSearchIndex(Searched.self, \.name)]),
+                Migration("2", [.createIndex("searched_note", on: "searched", columns: ["note"])]),
+            ]
+            try await store.migrate(Migrations(steps))
+            let before = store as? any Store
+            try await before?.repository(Searched.self).insert([
+                Searched(id: "a", name: "Wombat Park", note: 1), Searched(id: "b", name: "Quokka Bay", note: 2),
+            ])
+
+            steps.append(Migration("3", [.renameColumn("name", to: "title", in: "searched")]))
+            try await store.migrate(Migrations(steps))
+            if let titled = (store as? any Store)?.repository(Titled.self) {
+                try await titled.insert(Titled(id: "c", title: "Emu Field", note: 3))
+                try await searchAgrees(titled, \.title, key: \.id, words: words, expectIndex: true, "renamed column")
+            }
+
+            steps.append(Migration("4", [.renameTable("searched", to: "found")]))
+            steps.append(Migration("5", [.alterColumn("note", to: .text, nullable: true, in: "found")]))
+            try await store.migrate(Migrations(steps))
+            if let found = (store as? any Store)?.repository(Found.self) {
+                try await found.insert(Found(id: "d", title: "Bandicoot Wombat", note: "x"))
+                try await found.update(where: \.id == "a", set: \.title, to: "Zz Top")
+                try await searchAgrees(
+                    found, \.title, key: \.id, words: words, expectIndex: true, "renamed table, rebuilt")
+            }
+            #expect(try await leftovers(store, "searched") ?? [] == [], "nothing left under the old table's name")
+
+            // Dropped and created again: no stale words, whatever the store.
+            steps.append(Migration("6", [.dropTable("found"), .createTable(Found.self)]))
+            try await store.migrate(Migrations(steps))
+            #expect(try await leftovers(store, "found") ?? [] == [], "the word table went with its table")
+            if let found = (store as? any Store)?.repository(Found.self) {
+                try await found.insert(Found(id: "e", title: "Kiwi Hut", note: nil))
+                try await searchAgrees(found, \.title, key: \.id, words: words, expectIndex: false, "recreated")
+            }
+            steps.append(Migration("7", [.createSearchIndex(Found.self, \.title)]))
+            steps.append(Migration("8", [.dropColumn("title", from: "found")]))
+            try await store.migrate(Migrations(steps))
+            #expect(try await leftovers(store, "found") ?? [] == [], "a dropped column's index went with it")
+
+            // Erased and recreated: the first steps run again on an empty database.
+            try await store.eraseDatabase()
+            #expect(try await leftovers(store, "searched") ?? [] == [])
+            try await store.migrate(Migrations(Array(steps.prefix(2))))
+            if let searched = (store as? any Store)?.repository(Searched.self) {
+                try await searched.insert(Searched(id: "f", name: "Wombat Again", note: nil))
+                try await searchAgrees(searched, \.name, key: \.id, words: words, expectIndex: true, "erased")
+            }
+        }
+    ]
+}

@@ -1,0 +1,1 @@
+../../Sources/DepotTesting/MigrationConformance+SearchIndexes.swift
