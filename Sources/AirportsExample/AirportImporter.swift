@@ -40,7 +40,7 @@ public enum AirportImporter {
             throw AirportsCSV.Problem(
                 file: csv.path, line: 0, reason: "cannot read the file (\(error.localizedDescription))")
         }
-        let airports = try AirportsCSV.parse(text, file: csv.lastPathComponent) { done, total in
+        let airports = try await AirportsCSV.parseOffThePool(text, file: csv.lastPathComponent) { done, total in
             progress?(WorkProgress(phase: "parsing", done: done, total: total, unit: "rows"))
         }
         let parsed = clock.now

@@ -53,6 +53,22 @@ public enum AirportsCSV {
         return airports
     }
 
+    /// ``parse(_:file:progress:)`` on a thread of its own, not on Swift's cooperative pool: parsing
+    /// 28,298 rows holds a thread for a while (seconds in a debug build), and the pool has only as
+    /// many threads as cores, so every other task of the process (a server's requests, an app's UI
+    /// work) would wait behind it.
+    public static func parseOffThePool(
+        _ text: String, file: String, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> [Airport] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try parse(text, file: file, progress: progress) })
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
     static func airport(from fields: [String], file: String, line: Int) throws -> Airport {
         guard fields.count == header.count else {
             throw Problem(file: file, line: line, reason: "expected \(header.count) fields, found \(fields.count)")

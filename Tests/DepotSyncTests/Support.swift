@@ -10,10 +10,13 @@ import Testing
 
 /// The bundled airports of a few countries (Norway, Iceland, Denmark by default): enough rows for
 /// several feed pages, quick to import in a debug build.
-func someAirports(_ countries: Set<String> = ["NO", "IS", "DK"]) throws -> [Airport] {
+/// Parsed off the cooperative pool: other suites' tasks run meanwhile.
+func someAirports(_ countries: Set<String> = ["NO", "IS", "DK"]) async throws -> [Airport] {
     let url = try #require(AirportsCSV.bundledURL)
     let text = try String(contentsOf: url, encoding: .utf8)
-    return try AirportsCSV.parse(text, file: url.lastPathComponent).filter { countries.contains($0.country) }
+    return try await AirportsCSV.parseOffThePool(text, file: url.lastPathComponent).filter {
+        countries.contains($0.country)
+    }
 }
 
 /// An airports API over a fresh SQLite store holding `airports`, on 127.0.0.1; stopped after `body`.
@@ -22,7 +25,9 @@ func withSyncServer(
     _ body: (AirportsServer, any Store) async throws -> Void
 ) async throws {
     let store = try given ?? SQLiteStore.temporary()
-    try await store.repository(Airport.self).insert(try airports ?? someAirports())
+    let rows: [Airport]
+    if let airports { rows = airports } else { rows = try await someAirports() }
+    try await store.repository(Airport.self).insert(rows)
     let server = try await AirportsServer.start(store: store, limits: limits)
     try await withCleanup {
         try await body(server, store)

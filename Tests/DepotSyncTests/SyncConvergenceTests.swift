@@ -29,7 +29,7 @@ struct SyncConvergenceTests {
         "random edit schedules of two and three replicas converge through dropped responses, duplicates, 503 bursts and reordering"
     )
     func randomSchedulesConverge() async throws {
-        let all = try someAirports(["IS"])
+        let all = try await someAirports(["IS"])
         let steps = zip(Gen.int(in: 0...2), Gen.int(in: 0...9), Gen.int(in: 0...3), Gen.int(in: 0...3)).map {
             Step(replica: $0, action: $1, airport: $2, field: $3)
         }
@@ -57,7 +57,7 @@ struct SyncConvergenceTests {
             }
         }
         let faults = try await Self.run(
-            replicas: 3, schedule: schedule, seed: 42, airports: Array(try someAirports(["IS"]).prefix(40)))
+            replicas: 3, schedule: schedule, seed: 42, airports: Array(try await someAirports(["IS"]).prefix(40)))
         #expect(faults["drop", default: 0] > 0)
         #expect(faults["duplicate", default: 0] > 0)
         #expect(faults["503", default: 0] > 0)

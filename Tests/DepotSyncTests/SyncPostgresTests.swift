@@ -29,7 +29,7 @@ struct SyncPostgresTests {
                 schedule.append(.init(replica: 0, action: 9, airport: 0, field: 0))
             }
             let faults = try await SyncConvergenceTests.run(
-                replicas: 3, schedule: schedule, seed: 7, airports: Array(try someAirports(["IS"]).prefix(40)),
+                replicas: 3, schedule: schedule, seed: 7, airports: Array(try await someAirports(["IS"]).prefix(40)),
                 server: server, replicaStores: [replica, try SQLiteStore.temporary(), InMemoryStore()])
             // The run checks convergence itself; here, that the network was as bad as meant.
             #expect(faults["drop", default: 0] + faults["duplicate", default: 0] + faults["503", default: 0] > 0)

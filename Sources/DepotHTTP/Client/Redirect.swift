@@ -10,6 +10,10 @@ import Foundation
 ///   `Proxy-Authorization`, `Cookie` and every header a middleware declared as a credential
 ///   (``Middleware/credentialHeaders``, such as `TokenAuthentication(headerName: "X-Api-Key")`)
 ///   are dropped.
+/// - The origin is the only boundary: a redirect out of the base URL's path on the same origin
+///   (`https://api.example.com/v1/me` → `/login`) is followed with every header, as any other
+///   redirect within the origin (the same server answered, and saw the credentials already). A
+///   failure after it names the endpoint called, as every failure of the call does.
 /// - At most ``maximum`` redirects per attempt; only `http` and `https` targets are followed.
 enum Redirect {
     /// The most redirects one attempt follows.

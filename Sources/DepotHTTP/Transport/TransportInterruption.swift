@@ -105,12 +105,32 @@ public final class TransportInterruption: Sendable {
     /// `CancellationError` as soon as the interruption fires or the calling task is cancelled
     /// (cancelling the task without waiting for it to wind down): for work that may not
     /// respond to cancellation, at the cost of one task and a thread hop.
+    ///
+    /// An interruption that fired before the race (or a caller cancelled before it) ends it at
+    /// once, without starting `operation`: however fast `operation` would answer, it cannot win.
     func race<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await race(operation, start: { Task(operation: $0) })
+    }
+
+    /// ``race(_:)`` with the operation's task made by `start`, so that a test can see whether the
+    /// operation was started at all.
+    func race<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        start: (_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never>
+    ) async throws -> Value {
         let race = Race<Value>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.await(continuation)
-                let task = Task {
+                // The interruption's handler goes in before the task starts: once it has fired, the
+                // race ends here, and an operation that would answer at once is never started.
+                guard let id = register({ race.finish(.failure(CancellationError())) }) else {
+                    return race.finish(.failure(CancellationError()))
+                }
+                race.onEnd { self.unregister(id) }
+                // Cancelled already (`onCancel` ran first): nothing to start.
+                guard !race.isFinished else { return }
+                let task = start {
                     do {
                         race.finish(.success(try await operation()))
                     } catch {
@@ -118,10 +138,6 @@ public final class TransportInterruption: Sendable {
                     }
                 }
                 race.attach(task)
-                guard let id = register({ race.finish(.failure(CancellationError())) }) else {
-                    return race.finish(.failure(CancellationError()))
-                }
-                race.onEnd { self.unregister(id) }
             }
         } onCancel: {
             race.finish(.failure(CancellationError()))
@@ -140,6 +156,9 @@ public final class TransportInterruption: Sendable {
         }
 
         private let state = Mutex(State())
+
+        /// Whether an outcome has ended the race.
+        var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
         func await(_ continuation: CheckedContinuation<Value, any Error>) {
             let early = state.withLock { state -> Result<Value, any Error>? in

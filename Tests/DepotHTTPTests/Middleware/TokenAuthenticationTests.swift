@@ -59,14 +59,14 @@ struct TokenAuthenticationTests {
     @Test("A call whose deadline passes during a shared token fetch gives up alone; the fetch finishes for the rest")
     func deadlineDuringSharedFetch() async throws {
         let fetches = Mutex(0)
-        let released = Atomic<Bool>(false)
+        let fetching = Signal()
+        let released = Signal()
         let tokens = TokenProvider(
             token: {
                 fetches.withLock { $0 += 1 }
+                fetching.fire()
                 // Ignores cancellation; ends only when the test releases it.
-                while !released.load(ordering: .sequentiallyConsistent) {
-                    await sleepIgnoringCancellation(milliseconds: 5)
-                }
+                await released.wait()
                 return "t1"
             }, refresh: { _ in "t2" })
         let stub = StubTransport()
@@ -80,15 +80,15 @@ struct TokenAuthenticationTests {
             ]))
         async let patient: Void = client.send(Call(.get, "/me", timeout: .seconds(120)))
         // The patient call is waiting on the fetch before the hurried one joins (a fetch whose every
-        // waiter left would be cancelled and forgotten).
-        #expect(try await eventually { fetches.withLock { $0 } == 1 })
+        // waiter left would be cancelled and forgotten): the fetch starts once its first waiter is in.
+        await fetching.wait()
         let hurried = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
         // The hurried call is answered while the fetch is still held: it did not wait for it.
         #expect(hurried?.kind == .timedOut)
         // Middleware further out saw the timeout too, not an authentication failure.
         #expect(recorded.withLock { $0.map(\.failure) } == [.timedOut])
         #expect(stub.requests.isEmpty)
-        released.store(true, ordering: .sequentiallyConsistent)
+        released.fire()
         try await patient
         try await client.send(Call(.get, "/me"))
         #expect(fetches.withLock { $0 } == 1)
@@ -100,8 +100,8 @@ struct TokenAuthenticationTests {
     )
     func abandonedFetch() async throws {
         let calls = Mutex(0)
-        let released = Atomic<Bool>(false)
-        let hungReturned = Atomic<Bool>(false)
+        let released = Signal()
+        let hungReturned = Signal()
         let tokens = TokenProvider(
             token: {
                 let call = calls.withLock {
@@ -109,10 +109,8 @@ struct TokenAuthenticationTests {
                 }
                 guard call == 1 else { return "fresh" }
                 // The first fetch hangs, ignoring cancellation, until the test releases it.
-                while !released.load(ordering: .sequentiallyConsistent) {
-                    await sleepIgnoringCancellation(milliseconds: 5)
-                }
-                hungReturned.store(true, ordering: .sequentiallyConsistent)
+                await released.wait()
+                hungReturned.fire()
                 return "stale"
             }, refresh: { _ in "t2" })
         let stub = StubTransport()
@@ -121,9 +119,9 @@ struct TokenAuthenticationTests {
         let first = await httpError { try await client.send(Call(.get, "/me", timeout: .milliseconds(100))) }
         #expect(first?.kind == .timedOut)
         try await client.send(Call(.get, "/me", timeout: .seconds(120)))
-        released.store(true, ordering: .sequentiallyConsistent)
-        #expect(try await eventually { calls.withLock { $0 } == 2 })
-        #expect(try await eventually { hungReturned.load(ordering: .sequentiallyConsistent) })
+        #expect(calls.withLock { $0 } == 2)
+        released.fire()
+        await hungReturned.wait()
         try await Task.sleep(for: .milliseconds(50))  // its token reaches the provider, which ignores it
         try await client.send(Call(.get, "/me"))
         #expect(stub.requests.map { $0.headers["Authorization"] } == ["Bearer fresh", "Bearer fresh"])

@@ -77,16 +77,6 @@ func largeBody(_ count: Int) -> Data {
     return data
 }
 
-/// Waits until `condition` holds, polling every 5 ms, for at most `limit`.
-func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async throws -> Bool {
-    let end = ContinuousClock.now + limit
-    while ContinuousClock.now < end {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
 /// Waits `milliseconds` even in a cancelled task, without spinning: for test code that must
 /// ignore cancellation (a `try? await Task.sleep` loop would return at once, every time, and
 /// hold a thread of the 2-thread cooperative pool until it ends).

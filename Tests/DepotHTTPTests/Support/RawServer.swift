@@ -14,7 +14,8 @@ import Synchronization
 ///   `S` at a time, one piece every `MS` milliseconds, until done or the client closes;
 /// - `/burst/<id>/502/504…`: the n-th request for that path answers the n-th status listed (no
 ///   `Retry-After`, no body), every later one 200;
-/// - `/hang/<id>`: never answers, and records when the client closed the connection;
+/// - `/hang/<id>`: never answers, and signals when the request arrived and when the client closed
+///   the connection;
 /// - `/headers`: answers the request's header fields as a JSON object (name → value): another
 ///   origin (another port) than the Hummingbird test server, for redirects that leave it.
 final class RawServer: Sendable {
@@ -22,22 +23,26 @@ final class RawServer: Sendable {
     let baseURL: URL
     private let events: Events
 
-    /// When each `/hang/<id>` connection was opened and closed by the client.
+    /// What arrived: hits and body sizes by path, and a signal for each `/hang/<id>` connection
+    /// opened and closed by the client.
     final class Events: Sendable {
-        private let state = Mutex<
-            (opened: [String: ContinuousClock.Instant], closed: [String: ContinuousClock.Instant])
-        >(
-            ([:], [:]))
         private let hitCounts = Mutex<[String: Int]>([:])
         private let bodySizes = Mutex<[String: [Int]]>([:])
+        private let signals = Mutex<[String: (opened: Signal, closed: Signal)]>([:])
         func hit(_ path: String) { hitCounts.withLock { $0[path, default: 0] += 1 } }
         func hits(_ path: String) -> Int { hitCounts.withLock { $0[path, default: 0] } }
         func received(_ path: String, bodyBytes: Int) { bodySizes.withLock { $0[path, default: []].append(bodyBytes) } }
         func bodySizes(_ path: String) -> [Int] { bodySizes.withLock { $0[path, default: []] } }
-        func opened(_ id: String) { state.withLock { $0.opened[id] = .now } }
-        func closed(_ id: String) { state.withLock { $0.closed[id] = .now } }
-        func openedAt(_ id: String) -> ContinuousClock.Instant? { state.withLock { $0.opened[id] } }
-        func closedAt(_ id: String) -> ContinuousClock.Instant? { state.withLock { $0.closed[id] } }
+        func opened(_ id: String) { signals(id).opened.fire() }
+        func closed(_ id: String) { signals(id).closed.fire() }
+        func signals(_ id: String) -> (opened: Signal, closed: Signal) {
+            signals.withLock { all in
+                if let pair = all[id] { return pair }
+                let pair = (opened: Signal(), closed: Signal())
+                all[id] = pair
+                return pair
+            }
+        }
     }
 
     private init(port: Int, baseURL: URL, events: Events) {
@@ -50,8 +55,10 @@ final class RawServer: Sendable {
     func hits(_ path: String) -> Int { events.hits(path) }
     /// The size of each whole request body that arrived for `path` (query included), in order.
     func bodySizes(_ path: String) -> [Int] { events.bodySizes(path) }
-    func openedAt(_ id: String) -> ContinuousClock.Instant? { events.openedAt(id) }
-    func closedAt(_ id: String) -> ContinuousClock.Instant? { events.closedAt(id) }
+    /// Returns once the request `/hang/<id>` has arrived (at once if it had).
+    func opened(_ id: String) async { await events.signals(id).opened.wait() }
+    /// Returns once the client has closed the connection of `/hang/<id>` (at once if it had).
+    func closed(_ id: String) async { await events.signals(id).closed.wait() }
 
     private static let starting = Task { try await start() }
 

@@ -86,13 +86,16 @@ final class TestServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: body)))
         }
 
-        // /redirect?to=URL&status=302: a redirect to `to` (absolute or relative), any method.
-        for method in [HTTPRequest.Method.get, .post, .head] {
-            router.on("/redirect", method: method) { request, _ -> Response in
-                let query = items(request.uri.query)
-                return Response(
-                    status: .init(code: Int(query["status"] ?? "") ?? 302),
-                    headers: [.location: query["to"] ?? "/echo"])
+        // /redirect?to=URL&status=302: a redirect to `to` (absolute or relative), any method; the
+        // same under /v1, for a client whose base URL has a path.
+        for path in ["/redirect", "/v1/redirect"] {
+            for method in [HTTPRequest.Method.get, .post, .head] {
+                router.on(RouterPath(path), method: method) { request, _ -> Response in
+                    let query = items(request.uri.query)
+                    return Response(
+                        status: .init(code: Int(query["status"] ?? "") ?? 302),
+                        headers: [.location: query["to"] ?? "/echo"])
+                }
             }
         }
 

@@ -71,10 +71,13 @@ struct StubTransportTests {
     @Test("Cancelling the calling task surfaces as cancellation")
     func cancellation() async throws {
         let stub = StubTransport()
-        stub.stub(.get, "/slow", .status(200, after: .seconds(30)))
-        let client = APIClient(baseURL: Self.base, transport: stub, configuration: .testing())
+        stub.stub(.get, "/slow", .status(200, after: .seconds(3_600)))
+        let sent = Signal()
+        let client = APIClient(
+            baseURL: Self.base, transport: Announcing(stub, sent: sent), configuration: .testing())
         let task = Task { try await client.send(Call(.get, "/slow")) }
-        #expect(try await eventually { !stub.requests.isEmpty })
+        // Cancelled once the request is in the transport's hands, however long it took to get a thread.
+        await sent.wait()
         task.cancel()
         let result = await task.result
         guard case .failure(let error as HTTPError) = result else {
@@ -101,5 +104,22 @@ struct StubTransportTests {
         }
         #expect(error.kind == .cancelled)
         #expect(stub.requests.isEmpty)
+    }
+}
+
+/// A transport that fires `sent` when a request reaches it, then lets `stub` answer. Like the stub,
+/// it implements only `send(_:maximumBodySize:)`: the client runs it the same way.
+private struct Announcing: Transport {
+    let stub: StubTransport
+    let sent: Signal
+
+    init(_ stub: StubTransport, sent: Signal) {
+        self.stub = stub
+        self.sent = sent
+    }
+
+    func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
+        sent.fire()
+        return try await stub.send(request, maximumBodySize: maximumBodySize)
     }
 }

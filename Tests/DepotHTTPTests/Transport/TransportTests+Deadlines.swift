@@ -30,16 +30,16 @@ extension TransportTests {
     }
 
     /// Runs `call`, which must time out, and returns how long it took: never before the deadline
-    /// (what a clock can tell for sure), and long before the server would answer (60 s), so the
-    /// deadline ended it. How close to the deadline it fires is a latency, printed here and not
-    /// asserted: on a 2-core CI machine the suites running alongside delay a task's wake-up by
-    /// seconds at times (its measurement belongs in the benchmark package).
+    /// (what a clock can tell for sure). That the deadline ended it, `call` checks by its error: the
+    /// server does answer in the end (after 60 s, or after a 10 s stall), so a call the deadline
+    /// did not end succeeds, however slow the machine. How close to the deadline it fires is a
+    /// latency, printed here and not asserted: on a 2-core CI machine the suites running alongside
+    /// delay a task's wake-up by seconds at times (its measurement belongs in the benchmark package).
     static func timeOut(_ timeout: Duration, _ call: () async throws -> Void) async throws -> Duration {
         let start = ContinuousClock.now
         try await call()
         let elapsed = ContinuousClock.now - start
         #expect(elapsed.milliseconds >= timeout.milliseconds - 5, "fired early: after \(elapsed) for \(timeout)")
-        #expect(elapsed < .seconds(30), "the deadline of \(timeout) did not end the call: \(elapsed)")
         return elapsed
     }
 
@@ -57,7 +57,7 @@ extension TransportTests {
         let client = try await kind.client(of: raw.baseURL)
         let id = "\(kind)-\(UUID().uuidString)"
         let task = Task { try await client.send(Call(.get, "/hang/\(id)")) }
-        #expect(try await eventually { raw.openedAt(id) != nil }, "the request never reached the server")
+        await raw.opened(id)  // the request reached the server
         try await Task.sleep(for: .milliseconds(50))
         let cancelled = ContinuousClock.now
         task.cancel()
@@ -68,7 +68,7 @@ extension TransportTests {
             return
         }
         #expect(error.kind == .cancelled)
-        #expect(try await eventually { raw.closedAt(id) != nil }, "the server never saw the connection close")
+        await raw.closed(id)  // the server saw the connection close (the suite's time limit bounds a hang)
         print("\(kind.testDescription): cancellation returned after \(returnedAfter)")
     }
 }

@@ -178,7 +178,7 @@ extension TransportTests {
         let overshoot = ContinuousClock.now - start - timeout
         #expect(error?.kind == .timedOut, "\(String(describing: error))")
         #expect(raw.hits("/hang/\(id)") == 1)
-        #expect(try await eventually { raw.closedAt(id) != nil }, "the client left the connection open")
+        await raw.closed(id)  // the client hung up (the suite's time limit bounds one that does not)
         print("\(kind.testDescription): silent server, \(timeout) deadline overshoot: \(overshoot)")
     }
 }

@@ -5,9 +5,9 @@ import Testing
 extension TransportTests {
     /// A client with a custom token header, an `Authorization` header and a cookie: the
     /// credentials a redirect may carry away.
-    func credentialedClient(_ kind: TransportKind) async throws -> APIClient {
+    func credentialedClient(_ kind: TransportKind, of baseURL: URL? = nil) async throws -> APIClient {
         let tokens = TokenProvider(token: { "key-secret" }, refresh: { _ in "key-secret" })
-        return try await kind.client {
+        return try await kind.client(of: baseURL) {
             $0.middleware = [TokenAuthentication(tokens, headerName: "X-Api-Key", scheme: "")]
             $0.headers["Authorization"] = "Bearer header-secret"
             $0.headers["Cookie"] = "session=cookie-secret"
@@ -39,6 +39,29 @@ extension TransportTests {
         #expect(echo.path == "/echo")
         #expect(echo.headers["x-api-key"] == "key-secret")
         #expect(echo.headers["authorization"] == "Bearer header-secret")
+    }
+
+    @Test(
+        "A redirect that leaves the base URL's path but not its origin is followed, with every header",
+        arguments: transports)
+    func redirectOutOfBasePath(kind: TransportKind) async throws {
+        // The origin, not the base URL's path, is where credentials belong (as browsers and
+        // RFC 6454 have it): `/v1/redirect` → `/echo` is the same server.
+        let base = try await TestServer.shared().baseURL.appendingPathComponent("v1")
+        let client = try await credentialedClient(kind, of: base)
+        let echo = try await client.send(
+            AnyEndpoint<Echo>(.get, "/redirect", query: [URLQueryItem(name: "to", value: "/echo?x=1")]))
+        #expect(echo.path == "/echo")
+        #expect(echo.query == "x=1")
+        #expect(echo.headers["x-api-key"] == "key-secret")
+        #expect(echo.headers["authorization"] == "Bearer header-secret")
+        // A failure after such a redirect names the endpoint called, not where it was sent.
+        let error = await httpError {
+            try await client.send(
+                AnyEndpoint<Echo>(.get, "/redirect", query: [URLQueryItem(name: "to", value: "/status/404")]))
+        }
+        #expect(error?.kind == .notFound)
+        #expect(error?.endpoint == "GET /redirect")
     }
 
     @Test("303 turns a POST into a GET without its body; 307 repeats the POST with it", arguments: transports)
