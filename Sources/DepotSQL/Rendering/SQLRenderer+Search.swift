@@ -40,7 +40,8 @@ extension SQLRenderer {
 
     /// How many characters of a word PostgreSQL's word tables hold: a B-tree entry holds at most
     /// about 2.7 KB, and 200 characters are at most 800 bytes of UTF-8. Longer words are stored
-    /// cut there and found through ``renderMatches(_:_:_:_:_:)``'s check of the row's own words.
+    /// cut there; a longer query word finds its rows through what the index holds, then a check of
+    /// the row's own words.
     /// SQLite's word tables hold whole words.
     public static let postgresIndexedWordLength = 200
 
