@@ -157,7 +157,7 @@ struct CommandLineTests {
     }
 
     @Test(
-        "migrate brings an imported store to the latest version with a progress bar on a terminal, tidies the names the CSV spaced oddly, and then has nothing to do"
+        "import brings a new store to the latest version with a progress bar on a terminal, tidies the names the CSV spaced oddly, and migrate then has nothing to do"
     )
     func migrateWithProgress() async throws {
         let binary = try airportsBinary()
@@ -166,28 +166,24 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tty = folder.appendingPathComponent("tty.sqlite").path
         let piped = folder.appendingPathComponent("piped.sqlite").path
-        for path in [tty, piped] {
-            #expect(try await runProcess(binary, ["import", "--quiet", "--store", path]).status == 0)
-        }
 
+        // import runs the example's migrations after the rows are in, each step that works
+        // through rows shown as a phase of its own.
         let terminal = try await runProcess(
             URL(fileURLWithPath: "/usr/bin/script"),
-            ["-qefc", "'\(binary.path)' migrate --store '\(tty)'", "/dev/null"])
+            ["-qefc", "'\(binary.path)' import --store '\(tty)'", "/dev/null"])
         #expect(terminal.status == 0, "\(terminal.errors)")
         #expect(terminal.output.contains("\r2 tidy names ["), "\(terminal.output)")
         #expect(terminal.output.contains("\r2 tidy names: 28,298 airports in "), "\(terminal.output)")
-        #expect(
-            terminal.output.contains(
-                "migrated \(tty) from version 0 to 4 (1 airports, 2 tidy names, 3 coordinates index, 4 search index) in "
-            ),
-            "\(terminal.output)")
 
-        let lines = try await runProcess(binary, ["migrate", "--store", piped])
+        let lines = try await runProcess(binary, ["import", "--store", piped])
         #expect(lines.status == 0, "\(lines.errors)")
         #expect(lines.errors.contains("2 tidy names: 28,298 airports in "), "\(lines.errors)")
         #expect(!lines.errors.contains("\r") && !lines.errors.contains("\u{1B}"), "\(lines.errors)")
-        #expect(lines.output.hasPrefix("migrated \(piped) from version 0 to 4"), "\(lines.output)")
         #expect(!lines.errors.contains("migration step"), "the store's info lines stay off by default: \(lines.errors)")
+        let again = try await runProcess(binary, ["migrate", "--store", piped])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.hasPrefix("\(piped) is at version 4: nothing to do"), "\(again.output)")
 
         // The 15 oddly spaced names and cities of the CSV, tidied; every other row as imported.
         let store = try SQLiteStore(path: piped)
