@@ -312,17 +312,26 @@ public struct SQLRenderer: Sendable {
         switch (dialect, op) {
         // SQLite compares bytes (a blob): its text functions stop at the first U+0000, and bytes
         // of UTF-8 match where characters do, as the in-memory store compares. An empty needle
-        // (an empty blob binds as NULL) is in every value.
+        // (an empty blob binds as NULL) is in every value (NULL stays unknown).
         case (.sqlite, _) where pin.isEmpty:
-            return "\(subject) IS NOT NULL"
+            return "(\(subject) IS NOT NULL OR NULL)"  // true, and unknown for NULL
         case (.sqlite, .contains):
             return "instr(CAST(\(subject) AS BLOB), \(arguments.add(.blob(Data(pin.utf8))))) > 0"
+        // substr() of an empty blob is NULL, not an empty blob: the length test comes first, so an
+        // empty value has no prefix or suffix but the empty one (NULL stays unknown).
         case (.sqlite, .hasPrefix):
+            // `?` placeholders bind in order: each use gets a value of its own.
+            let bytes = "CAST(\(subject) AS BLOB)"
+            let enough = arguments.add(.integer(Int64(pin.utf8.count)))
             let count = arguments.add(.integer(Int64(pin.utf8.count)))
-            return "substr(CAST(\(subject) AS BLOB), 1, \(count)) = \(arguments.add(.blob(Data(pin.utf8))))"
+            return
+                "(length(\(bytes)) >= \(enough) AND substr(\(bytes), 1, \(count)) = \(arguments.add(.blob(Data(pin.utf8)))))"
         case (.sqlite, .hasSuffix):
-            let count = arguments.add(.integer(-Int64(pin.utf8.count)))
-            return "substr(CAST(\(subject) AS BLOB), \(count)) = \(arguments.add(.blob(Data(pin.utf8))))"
+            let bytes = "CAST(\(subject) AS BLOB)"
+            let enough = arguments.add(.integer(Int64(pin.utf8.count)))
+            let from = arguments.add(.integer(-Int64(pin.utf8.count)))
+            return
+                "(length(\(bytes)) >= \(enough) AND substr(\(bytes), \(from)) = \(arguments.add(.blob(Data(pin.utf8)))))"
         case (.postgres, .contains):
             return "strpos(\(subject), \(arguments.add(.text(pin)))) > 0"
         case (.postgres, .hasPrefix):
