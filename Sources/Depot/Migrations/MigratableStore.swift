@@ -141,6 +141,9 @@ extension MigratableStore {
                 let needed = proposal.steps.filter { !$0.isOptional }
                 if !needed.isEmpty {
                     guard needed.allSatisfy(\.isAdditive) else {
+                        // A proposal read while another store's step committed can see half of it:
+                        // look again before refusing.
+                        if attempt < 5 { continue }
                         let version = try await appliedMigrations().count + 1
                         throw DepotError(
                             .schemaMismatch,
