@@ -195,7 +195,7 @@ extension StoreConformance {
             ] {
                 let refused = await #expect(throws: DepotError.self) { try await store.sql(statement) }
                 #expect(refused?.kind == .invalidQuery)
-                #expect(refused?.message.contains("store.write") == true, "\(refused?.message ?? "")")
+                #expect(refused?.message.contains("store.write") == true, "\(String(describing: refused))")
                 // Decoded as entities, the statement runs inside a SELECT, where no engine takes a write.
                 await #expect(throws: DepotError.self) {
                     try await store.sql(statement + " RETURNING *", as: TestOrder.self)
