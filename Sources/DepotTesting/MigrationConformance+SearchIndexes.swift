@@ -71,7 +71,6 @@ private func searchAgrees<Root: Entity>(
 /// The catalog's names that start with `prefix#` (word tables, their indexes, triggers and
 /// functions), on a store that runs SQL; `nil` on one that does not.
 private func leftovers(_ store: any MigratableStore, _ prefix: String) async throws -> [String]? {
-    guard let store = store as? any Store else { return nil }
     let pattern = prefix + "#%"
     do {
         return try await store.sql(
@@ -97,8 +96,106 @@ private func expectNoLeftovers(_ store: any MigratableStore, _ prefix: String, _
     #expect(names == [], "\(label): \(names)")
 }
 
+/// A member before the renames: `mail` unique, `team` indexed.
+private struct Member: Entity, Equatable {
+    var id: String
+    var mail: String
+    var team: Int?
+
+    static let schema = Schema<Member>("members", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.mail, "mail")
+        Column(\.team, "team")
+    }
+}
+
+/// The same rows after `mail` became `email`, the table `people`, and `team` text.
+private struct Person: Entity, Equatable {
+    var id: String
+    var email: String
+    var team: String?
+
+    static let schema = Schema<Person>("people", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.email, "email")
+        Column(\.team, "team")
+    }
+}
+
+/// The table once renamed, before `team` became text.
+private struct RenamedMember: Entity, Equatable {
+    var id: String
+    var email: String
+    var team: Int?
+
+    static let schema = Schema<RenamedMember>("people", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.email, "email")
+        Column(\.team, "team")
+    }
+}
+
+/// The declared (non-key) indexes on `table`, on a store that runs SQL; `nil` on one that does not.
+private func declaredIndexes(_ store: any MigratableStore, on table: String) async throws -> [String]? {
+    do {
+        return try await store.sql(
+            SQL(
+                sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = \(table) "
+                    + "AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name",
+                postgres: "SELECT indexname::text FROM pg_indexes WHERE tablename = \(table) "
+                    + "AND schemaname = current_schema() AND indexname NOT LIKE '%pkey' ORDER BY indexname"),
+            decoding: String.self)
+    } catch let error as DepotError where error.message.contains("runs no SQL") {
+        return nil
+    }
+}
+
 extension MigrationConformance {
     static let searchLifecycleCases: [MigrationCase] = [
+        MigrationCase("declared and unique indexes follow renames and a rebuild: duplicates still refused") { open in
+            let store = try await open()
+            var steps = [
+                Migration(
+                    "1",
+                    [
+                        .createTable(Member.self),
+                        .createIndex("members_mail", on: "members", columns: ["mail"], unique: true),
+                        .createIndex("members_team", on: "members", columns: ["team"]),
+                    ])
+            ]
+            try await store.migrate(Migrations(steps))
+            try await store.repository(Member.self).insert(Member(id: "a", mail: "a@x", team: 1))
+            steps.append(
+                Migration(
+                    "2", [.renameColumn("mail", to: "email", in: "members"), .renameTable("members", to: "people")]))
+            steps.append(Migration("3", [.alterColumn("team", to: .text, nullable: true, in: "people")]))
+            for version in 2...3 {
+                try await store.migrate(Migrations(Array(steps.prefix(version))))
+                let label = "after step \(version)"
+                let duplicate: DepotError?
+                if version == 2 {
+                    let table = store.repository(RenamedMember.self)
+                    duplicate = await #expect(throws: DepotError.self, "\(label)") {
+                        try await table.insert(RenamedMember(id: "b", email: "a@x", team: nil))
+                    }
+                    try await table.insert(RenamedMember(id: "p2", email: "p2@x", team: 2))
+                } else {
+                    let table = store.repository(Person.self)
+                    duplicate = await #expect(throws: DepotError.self, "\(label)") {
+                        try await table.insert(Person(id: "b", email: "a@x", team: nil))
+                    }
+                    try await table.insert(Person(id: "p3", email: "p3@x", team: "t"))
+                }
+                #expect(duplicate?.kind == .constraintViolation, "\(label): \(String(describing: duplicate))")
+                if let indexes = try await declaredIndexes(store, on: "people") {
+                    #expect(indexes.count == 2, "\(label): both indexes on the table: \(indexes)")
+                }
+            }
+            #expect(try await declaredIndexes(store, on: "members") ?? [] == [], "nothing left on the old name")
+            let people = try await store.repository(Person.self).fetch(orderBy: [.ascending(\.id)])
+            #expect(people.map(\.email) == ["a@x", "p2@x", "p3@x"])
+            #expect(people.first?.team == "1", "the integer became text")
+        },
         MigrationCase("the search index follows every schema change: renames, a rebuild, drops, erase") { open in
             let store = try await open()
             let words = ["wom", "quok", "emu", "ba", "zz"]
@@ -107,37 +204,31 @@ extension MigrationConformance {
                 Migration("2", [.createIndex("searched_note", on: "searched", columns: ["note"])]),
             ]
             try await store.migrate(Migrations(steps))
-            let before = store as? any Store
-            try await before?.repository(Searched.self).insert([
+            try await store.repository(Searched.self).insert([
                 Searched(id: "a", name: "Wombat Park", note: 1), Searched(id: "b", name: "Quokka Bay", note: 2),
             ])
 
             steps.append(Migration("3", [.renameColumn("name", to: "title", in: "searched")]))
             try await store.migrate(Migrations(steps))
-            if let titled = (store as? any Store)?.repository(Titled.self) {
-                try await titled.insert(Titled(id: "c", title: "Emu Field", note: 3))
-                try await searchAgrees(titled, \.title, key: \.id, words: words, expectIndex: true, "renamed column")
-            }
+            let titled = store.repository(Titled.self)
+            try await titled.insert(Titled(id: "c", title: "Emu Field", note: 3))
+            try await searchAgrees(titled, \.title, key: \.id, words: words, expectIndex: true, "renamed column")
 
             steps.append(Migration("4", [.renameTable("searched", to: "found")]))
             steps.append(Migration("5", [.alterColumn("note", to: .text, nullable: true, in: "found")]))
             try await store.migrate(Migrations(steps))
-            if let found = (store as? any Store)?.repository(Found.self) {
-                try await found.insert(Found(id: "d", title: "Bandicoot Wombat", note: "x"))
-                try await found.update(where: \.id == "a", set: \.title, to: "Zz Top")
-                try await searchAgrees(
-                    found, \.title, key: \.id, words: words, expectIndex: true, "renamed table, rebuilt")
-            }
+            let found = store.repository(Found.self)
+            try await found.insert(Found(id: "d", title: "Bandicoot Wombat", note: "x"))
+            try await found.update(where: \.id == "a", set: \.title, to: "Zz Top")
+            try await searchAgrees(found, \.title, key: \.id, words: words, expectIndex: true, "renamed table, rebuilt")
             try await expectNoLeftovers(store, "searched", "nothing left under the old table's name")
 
             // Dropped and created again: no stale words, whatever the store.
             steps.append(Migration("6", [.dropTable("found"), .createTable(Found.self)]))
             try await store.migrate(Migrations(steps))
             try await expectNoLeftovers(store, "found", "the word table went with its table")
-            if let found = (store as? any Store)?.repository(Found.self) {
-                try await found.insert(Found(id: "e", title: "Kiwi Hut", note: nil))
-                try await searchAgrees(found, \.title, key: \.id, words: words, expectIndex: false, "recreated")
-            }
+            try await found.insert(Found(id: "e", title: "Kiwi Hut", note: nil))
+            try await searchAgrees(found, \.title, key: \.id, words: words, expectIndex: false, "recreated")
             steps.append(Migration("7", [.createSearchIndex(Found.self, \.title)]))
             steps.append(Migration("8", [.dropColumn("title", from: "found")]))
             try await store.migrate(Migrations(steps))
@@ -147,10 +238,9 @@ extension MigrationConformance {
             try await store.eraseDatabase()
             try await expectNoLeftovers(store, "searched", "after erase")
             try await store.migrate(Migrations(Array(steps.prefix(2))))
-            if let searched = (store as? any Store)?.repository(Searched.self) {
-                try await searched.insert(Searched(id: "f", name: "Wombat Again", note: nil))
-                try await searchAgrees(searched, \.name, key: \.id, words: words, expectIndex: true, "erased")
-            }
-        }
+            let searched = store.repository(Searched.self)
+            try await searched.insert(Searched(id: "f", name: "Wombat Again", note: nil))
+            try await searchAgrees(searched, \.name, key: \.id, words: words, expectIndex: true, "erased")
+        },
     ]
 }

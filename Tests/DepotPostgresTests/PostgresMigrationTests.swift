@@ -55,4 +55,20 @@ struct PostgresMigrationTests {
             await store.close()
         }
     }
+
+    @Test("processes opening one schema with applyAdditiveChanges at once all start; the column is added once")
+    func concurrentAdditiveOpens() async throws {
+        for _ in 0..<3 {
+            let url = try PostgresEnvironment.scratchURL()
+            let store = try PostgresStore(url: url)
+            try await withCleanup { () async throws in
+                let first = try await MigrationProbe.run(["--postgres", url, "--to", "1"])
+                #expect(first.status == 0, "\(first.output)")
+                try await MigrationProbe.expectConcurrentAdditiveOpens(store, ["--postgres", url])
+            } cleanup: {
+                try? await store.dropSchema()
+                await store.close()
+            }
+        }
+    }
 }

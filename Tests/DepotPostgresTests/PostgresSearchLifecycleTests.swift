@@ -1,13 +1,14 @@
 import Depot
 import DepotPostgres
 import DepotSQL
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import Testing
 
 // The search index's whole life on PostgreSQL (trust issue, items 3–7). Axes: schema change (rename
 // column, rename table, drop + recreate, erase + recreate) × writer (Depot, a client with psql's
-// default search_path, TRUNCATE, INSERT … ON CONFLICT). After each: writes work, `.matches` equals a
+// default search_path, TRUNCATE, INSERT … ON CONFLICT, psql's COPY in another process). After each: writes work, `.matches` equals a
 // scan, and nothing orphaned is left in the catalog.
 
 @Suite("PostgreSQL search index life cycle", .timeLimit(.minutes(10)))
@@ -121,6 +122,50 @@ struct PostgresSearchLifecycleTests {
             #expect(
                 try await airports.fetch(where: .matches(\.name, word)).map(\.icao).sorted()
                     == Self.scan(TestAirport.sample, word))
+        }
+    }
+
+    @Test("rows loaded by psql's COPY in another process are searchable: empty, very long words, every plane")
+    func copyFromAnotherProcess() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let schema = try #require(store.configuration.schema)
+            let names = [
+                "", "Wombat Park", String(repeating: "漢", count: 3000), "𠀋𠀌 Plane Two", "🛫 Emoji Field",
+                "Ðe\u{301}ja\u{300} Vu", String(repeating: "x", count: 5000) + " tail",
+            ]
+            // COPY's text format: tab-separated; none of the names holds a tab, newline or backslash.
+            let lines = names.enumerated().map { "C\($0.offset)\t\($0.element)\tZZ\t0\t0\t0" }
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("depot-copy-\(UUID()).tsv")
+            defer { try? FileManager.default.removeItem(at: data) }
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: data)
+            let url = try PostgresEnvironment.requireURL()
+            let copy = "COPY \"\(schema)\".\"airports\" (icao, name, country, elevation, lat, lon) FROM STDIN"
+            let run = try await offPool {
+                let process = try ChildProcess.run(
+                    URL(fileURLWithPath: "/bin/sh"),
+                    [
+                        "-c",
+                        "exec psql \"$DEPOT_COPY_URL\" -v ON_ERROR_STOP=1 -c \"$DEPOT_COPY_SQL\" < \"$DEPOT_COPY_FILE\"",
+                    ],
+                    environment: ProcessInfo.processInfo.environment.merging(
+                        ["DEPOT_COPY_URL": url, "DEPOT_COPY_SQL": copy, "DEPOT_COPY_FILE": data.path]
+                    ) { $1 },
+                    errors: .output)
+                let printed = process.output?.readDataToEndOfFile() ?? Data()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+            }
+            #expect(run.0 == 0, "psql COPY: \(run.1)")
+            #expect(run.1.contains("COPY \(names.count)"), "\(run.1)")
+            let airports = store.repository(TestAirport.self)
+            let all = try await airports.fetch()
+            #expect(all.map(\.name).sorted() == names.sorted())
+            for prefix in ["wom", "漢漢", "𠀋", "🛫", "deja", "xxxx", String(repeating: "x", count: 5000), "tail", "plane"]
+            {
+                let found = try await airports.fetch(where: .matches(\.name, prefix)).map(\.icao).sorted()
+                #expect(found == Self.scan(all, prefix), "matches '\(prefix.prefix(20))'")
+            }
         }
     }
 }

@@ -35,6 +35,18 @@ struct SQLiteMigrationTests {
         #expect(items.allSatisfy { $0.doubled == 2 * $0.value } && items.count == 1000)
     }
 
+    @Test("processes opening one file with applyAdditiveChanges at once all start; the column is added once")
+    func concurrentAdditiveOpens() async throws {
+        for _ in 0..<3 {
+            let folder = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("store.sqlite").path
+            let first = try await MigrationProbe.run(["--store", path, "--to", "1"])
+            #expect(first.status == 0, "\(first.output)")
+            try await MigrationProbe.expectConcurrentAdditiveOpens(try SQLiteStore(path: path), ["--store", path])
+        }
+    }
+
     /// Tables made by a raw SQL step with what SQLite's rebuild used to lose: `UNIQUE`, `CHECK`,
     /// `COLLATE`, a `DEFAULT` on the column that changes, an index, a trigger, a view, and children
     /// that cascade or set NULL when a parent row is deleted.

@@ -60,6 +60,31 @@ public enum MigrationProbe {
         try await runTestExecutable("depot-migration-probe", arguments + ["--pause"], killAfter: "in step 2").output
     }
 
+    /// Starts `count` probes at once, each opening the store (at version 1) with `--additive`:
+    /// version 2's entity declared under `.applyAdditiveChanges`. Then checks that every process
+    /// opened it, that the added column was recorded once, and that `store` matches version 2.
+    ///
+    /// - Parameters:
+    ///   - store: A store on the same database, already at version 1.
+    ///   - arguments: The probe's command line selecting the database (`--store PATH` or `--postgres URL`).
+    ///   - count: How many processes open it at once.
+    /// - Throws: When a probe cannot be started or the store cannot be read.
+    public static func expectConcurrentAdditiveOpens(
+        _ store: any MigratableStore, _ arguments: [String], count: Int = 3
+    ) async throws {
+        let runs = try await withThrowingTaskGroup(of: (status: Int32, output: String).self) { group in
+            for _ in 0..<count { group.addTask { try await run(arguments + ["--additive"]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for run in runs { #expect(run.status == 0, "every process opens the database: \(run.output)") }
+        let applied = runs.filter { $0.output.contains("applied [\"\(Migration.automaticPrefix)") }
+        #expect(applied.count == 1, "one process adds the column: \(runs.map(\.output))")
+        let ledger = try await store.appliedMigrations()
+        #expect(ledger.count == 2 && ledger.last?.name.hasPrefix(Migration.automaticPrefix) == true, "\(ledger)")
+        try await store.checkSchema(of: [DoubledProbeItem.self])
+        #expect(try await store.repository(DoubledProbeItem.self).count() == 1000)
+    }
+
     /// Checks a store the probe was killed in: still at version 1 — the ledger, the table's
     /// columns and its rows as step 1 left them — then lets a fresh run finish step 2.
     ///

@@ -1,10 +1,12 @@
 // depot-migration-probe: a process for the tests that kill a migration midway.
 //
-//   depot-migration-probe (--store PATH | --postgres URL) [--to N] [--pause]
+//   depot-migration-probe (--store PATH | --postgres URL) [--to N] [--pause] [--additive]
 //
 // Applies two steps to the store: "1 items" creates `probe_items` with 1,000 rows; "2 doubled"
 // adds a column and fills it in two halves. With --pause, step 2 prints "in step 2" after its
-// first half and sleeps, so a test can kill the process in the middle of the step.
+// first half and sleeps, so a test can kill the process in the middle of the step. With
+// --additive, the process opens the store with step 1 listed and version 2's entity declared,
+// under `.applyAdditiveChanges`: several such processes started at once must all open it.
 import Depot
 import DepotPostgres
 import DepotSQLite
@@ -35,6 +37,7 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
 let pause = arguments.contains("--pause")
+let additive = arguments.contains("--additive")
 
 let migrations = Migrations([
     Migration(
@@ -67,15 +70,26 @@ let migrations = Migrations([
 do {
     let target = option("--to").flatMap(Int.init)
     let outcome: MigrationOutcome
+    func run(_ store: any MigratableStore) async throws -> MigrationOutcome {
+        guard additive else { return try await store.migrate(migrations, to: target) }
+        let opened = try await store.open(
+            Migrations(Array(migrations.steps.prefix(1))), entities: [DoubledProbeItem.self],
+            onSchemaChange: .applyAdditiveChanges)
+        print("applied \(opened.steps)")
+        return opened
+    }
     if let url = option("--postgres") {
         let store = try PostgresStore(url: url)
-        outcome = try await store.migrate(migrations, to: target)
+        do { outcome = try await run(store) } catch {
+            await store.close()
+            throw error
+        }
         await store.close()
     } else if let path = option("--store") {
-        outcome = try await SQLiteStore(path: path).migrate(migrations, to: target)
+        outcome = try await run(try SQLiteStore(path: path))
     } else {
         FileHandle.standardError.write(
-            Data("usage: depot-migration-probe (--store PATH | --postgres URL) [--to N] [--pause]\n".utf8))
+            Data("usage: depot-migration-probe (--store PATH | --postgres URL) [--to N] [--pause] [--additive]\n".utf8))
         exit(64)
     }
     print("at version \(outcome.to)")
