@@ -165,8 +165,8 @@ public final class PostgresEngine: SQLEngine {
         await runTask.value
     }
 
-    /// `SQLDialect.postgres`.
-    public var dialect: SQLDialect { .postgres }
+    /// ``PostgresDialect``.
+    public var dialect: any SQLDialect { .postgres }
 
     /// Where and how much the store logs: ``Configuration/logging``.
     public var logging: SQLLogging { configuration.logging }
@@ -408,7 +408,7 @@ public final class PostgresEngine: SQLEngine {
             settings.options.additionalStartupParameters.append(("application_name", applicationName))
         }
         if let schema = configuration.schema {
-            settings.options.additionalStartupParameters.append(("search_path", SQLDialect.postgres.quote(schema)))
+            settings.options.additionalStartupParameters.append(("search_path", PostgresDialect().quote(schema)))
         }
         return settings
     }
@@ -437,7 +437,7 @@ public final class PostgresEngine: SQLEngine {
             var schema = parts.schema ?? ""
             if parts.schema == nil {
                 let rows = try await connection.query(
-                    PostgresOperations.query(SQLRenderer.postgresCurrentSchema), logger: PostgresOperations.logger)
+                    PostgresOperations.query(PostgresDialect.currentSchemaQuery), logger: PostgresOperations.logger)
                 for try await name in rows.decode(String?.self) { schema = name ?? "" }
             }
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in

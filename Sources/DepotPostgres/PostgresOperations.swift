@@ -178,7 +178,7 @@ public struct PostgresEngineConnection: SQLConnection {
         try await mapped { try await PostgresOperations.count(statement, on: connection) }
     }
 
-    /// Writes the batch as one array per column (`SQLRenderer.arrayWrite(into:columns:mode:)`),
+    /// Writes the batch as one array per column (`PostgresDialect.arrayWrite(into:columns:mode:)`),
     /// 5,000 rows per statement.
     ///
     /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,
@@ -187,7 +187,7 @@ public struct PostgresEngineConnection: SQLConnection {
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
     ) async throws -> Int {
         try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
-        let plan = renderer.arrayWrite(into: table, columns: rows.columns, mode: mode)
+        let plan = PostgresDialect().arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0
         var written = 0

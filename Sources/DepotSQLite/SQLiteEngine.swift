@@ -68,8 +68,8 @@ public final class SQLiteEngine: SQLEngine {
         }
     }
 
-    /// `SQLDialect.sqlite`.
-    public var dialect: SQLDialect { .sqlite }
+    /// ``SQLiteDialect``.
+    public var dialect: any SQLDialect { .sqlite }
 
     /// Nothing to prepare: functions are registered as each connection opens.
     public func prepare() async throws {}

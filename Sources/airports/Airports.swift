@@ -40,7 +40,7 @@ struct Airports: AsyncParsableCommand {
     /// sentence (a `DepotError`'s or `HTTPError`'s message, not its debug form).
     static func main() async {
         do {
-            let level = try logLevel()
+            let level = try logLevel(quiet: CommandLine.arguments.dropFirst().contains("--quiet"))
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
@@ -69,11 +69,13 @@ struct Airports: AsyncParsableCommand {
 
     /// How much Depot and the server log on standard error: `AIRPORTS_LOG_LEVEL` (`trace` shows
     /// every statement with its duration, `debug` transactions, `info` migration steps), else
-    /// `warning` (slow statements and failures), so that progress and results stay readable.
+    /// `warning` (slow statements and failures), so that progress and results stay readable; with
+    /// `--quiet`, `error` (nothing but errors, as the flag promises, however slow the machine).
     ///
+    /// - Parameter quiet: Whether the command line asks for nothing but errors.
     /// - Throws: A usage error naming the variable when it is set to no level swift-log knows.
-    static func logLevel() throws -> Logger.Level {
-        guard let text = environment("AIRPORTS_LOG_LEVEL") else { return .warning }
+    static func logLevel(quiet: Bool = false) throws -> Logger.Level {
+        guard let text = environment("AIRPORTS_LOG_LEVEL") else { return quiet ? .error : .warning }
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("AIRPORTS_LOG_LEVEL must be one of \(levels), e.g. trace (got '\(text)')")

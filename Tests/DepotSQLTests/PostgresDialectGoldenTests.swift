@@ -52,7 +52,7 @@ struct PostgresDialectGoldenTests {
 
     @Test("insert and upsert bind one array per column, and nothing else")
     func arrayInsert() {
-        let insert = postgres.arrayWrite(
+        let insert = PostgresDialect().arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .insert)
         #expect(
             insert.sql
@@ -60,18 +60,19 @@ struct PostgresDialectGoldenTests {
                 + "UNNEST(CAST($1 AS text[]), CAST($2 AS bigint[]), CAST($3 AS double precision[]))"
         )
         #expect(insert.columnTypes == [.text, .integer, .double])
-        let upsert = postgres.arrayWrite(
+        let upsert = PostgresDialect().arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .upsert)
         #expect(
             upsert.sql.hasSuffix("ON CONFLICT (\"station\", \"sequence\") DO UPDATE SET \"value\" = excluded.\"value\"")
         )
-        let keysOnly = postgres.arrayWrite(into: Reading.schema.table, columns: ["station", "sequence"], mode: .upsert)
+        let keysOnly = PostgresDialect().arrayWrite(
+            into: Reading.schema.table, columns: ["station", "sequence"], mode: .upsert)
         #expect(keysOnly.sql.hasSuffix("ON CONFLICT (\"station\", \"sequence\") DO NOTHING"))
     }
 
     @Test("update joins the arrays by key and sets only the batch's columns")
     func arrayUpdate() {
-        let update = postgres.arrayWrite(into: table, columns: ["icao", "name"], mode: .update)
+        let update = PostgresDialect().arrayWrite(into: table, columns: ["icao", "name"], mode: .update)
         #expect(
             update.sql
                 == "UPDATE \"airports\" SET \"name\" = u.c2 FROM UNNEST(CAST($1 AS text[]), "

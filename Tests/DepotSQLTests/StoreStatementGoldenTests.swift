@@ -71,12 +71,12 @@ struct StoreStatementGoldenTests {
     @Test("catalog types read back as Depot types on both engines")
     func catalogTypes() {
         for type in ColumnType.allCases {
-            for dialect in [SQLDialect.sqlite, .postgres] {
+            for dialect: any SQLDialect in [SQLiteDialect(), PostgresDialect()] {
                 let expected = type == .url ? ColumnType.text.rawValue : type.rawValue
                 #expect(dialect.depotTypeName(fromCatalog: dialect.catalogTypeName(type)) == expected)
             }
         }
-        #expect(SQLDialect.postgres.catalogTypeName(.date) == "timestamp with time zone")
+        #expect(PostgresDialect().catalogTypeName(.date) == "timestamp with time zone")
     }
 
     @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's five functions, marked")

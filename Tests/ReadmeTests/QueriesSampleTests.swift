@@ -94,7 +94,7 @@ struct QueriesSampleTests {
         let update = UpdateQuery(
             table: Airport.schema.table, predicate: (\Airport.country == "NO").node,
             assignments: [.init("elevation", .adding(column: "elevation", .double(10)))])
-        for (name, dialect) in [("SQLite:", SQLDialect.sqlite), ("PostgreSQL:", .postgres)] {
+        for (name, dialect) in [("SQLite:", SQLiteDialect() as any SQLDialect), ("PostgreSQL:", PostgresDialect())] {
             for sql in [
                 SQLRenderer(dialect: dialect).aggregate(query).sql, SQLRenderer(dialect: dialect).update(update).sql,
             ] {

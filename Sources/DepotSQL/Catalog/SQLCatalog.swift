@@ -35,26 +35,7 @@ extension SQLRenderer {
     /// -- SQLite
     /// SELECT name, type, "notnull", pk, dflt_value FROM pragma_table_info(?) ORDER BY cid
     /// ```
-    public func catalogColumns(of table: String) -> SQLStatement {
-        switch dialect {
-        case .sqlite:
-            SQLStatement(
-                sql: "SELECT name, type, \"notnull\", pk, dflt_value FROM pragma_table_info(?) ORDER BY cid",
-                arguments: [.text(table)])
-        case .postgres:
-            SQLStatement(
-                sql: "SELECT c.column_name::text, c.data_type::text, "
-                    + "CASE WHEN c.is_nullable = 'NO' THEN '1' ELSE '0' END, "
-                    // indkey is an int2vector: as an array its positions start at 0.
-                    + "COALESCE(array_position(i.indkey::int2[], c.ordinal_position::int::int2) "
-                    + "- array_lower(i.indkey::int2[], 1) + 1, 0)::text, "
-                    + "c.column_default::text FROM information_schema.columns c "
-                    + "LEFT JOIN pg_index i ON i.indisprimary AND i.indrelid = \(Self.regclass(1)) "
-                    + "WHERE c.table_schema = current_schema() AND c.table_name::text = $1::text "
-                    + "ORDER BY c.ordinal_position",
-                arguments: [.text(table)])
-        }
-    }
+    public func catalogColumns(of table: String) -> SQLStatement { dialect.catalogColumns(of: table) }
 
     /// The rows of ``catalogColumns(of:)`` as columns.
     public static func catalogColumns(_ rows: [[String?]]) -> [CatalogColumn] {
@@ -66,64 +47,18 @@ extension SQLRenderer {
     }
 
     /// The names of the tables of the current schema, sorted (SQLite's own tables left out).
-    public var catalogTables: SQLStatement {
-        switch dialect {
-        case .sqlite:
-            SQLStatement(
-                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        case .postgres:
-            SQLStatement(
-                sql: "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
-        }
-    }
+    public var catalogTables: SQLStatement { dialect.catalogTables }
 
     /// The indexes of `table` that were created by `CREATE INDEX` (not those behind a primary key):
     /// rows of name and unique (`1`/`0`), by name.
-    public func catalogIndexes(of table: String) -> SQLStatement {
-        switch dialect {
-        case .sqlite:
-            SQLStatement(
-                sql: "SELECT name, \"unique\" FROM pragma_index_list(?) WHERE origin = 'c' ORDER BY name",
-                arguments: [.text(table)])
-        case .postgres:
-            SQLStatement(
-                sql: "SELECT c.relname::text, CASE WHEN i.indisunique THEN '1' ELSE '0' END FROM pg_index i "
-                    + "JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisprimary AND i.indrelid = "
-                    + "\(Self.regclass(1)) ORDER BY c.relname", arguments: [.text(table)])
-        }
-    }
+    public func catalogIndexes(of table: String) -> SQLStatement { dialect.catalogIndexes(of: table) }
 
     /// The columns of index `index`, in index order: one row each, the column's name.
-    public func catalogIndexColumns(of index: String) -> SQLStatement {
-        switch dialect {
-        case .sqlite:
-            SQLStatement(sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [.text(index)])
-        case .postgres:
-            SQLStatement(
-                sql: "SELECT a.attname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                    + "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
-                    + "WHERE c.relname = $1 AND c.relnamespace = to_regnamespace(current_schema()) "
-                    + "ORDER BY array_position(i.indkey::int2[], a.attnum)", arguments: [.text(index)])
-        }
-    }
+    public func catalogIndexColumns(of index: String) -> SQLStatement { dialect.catalogIndexColumns(of: index) }
 
     /// Whether table `table` exists: one row holding its count, `1` or `0`.
-    public func catalogTableExists(_ table: String) -> SQLStatement {
-        switch dialect {
-        case .sqlite:
-            SQLStatement(
-                sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [.text(table)])
-        case .postgres:
-            SQLStatement(
-                sql: "SELECT count(*)::text FROM information_schema.tables WHERE table_schema = current_schema() "
-                    + "AND table_name = $1", arguments: [.text(table)])
-        }
-    }
+    public func catalogTableExists(_ table: String) -> SQLStatement { dialect.catalogTableExists(table) }
 
-    /// PostgreSQL: the table named by parameter `index`, in the current schema, as a `regclass`.
-    static func regclass(_ index: Int) -> String {
-        "to_regclass(quote_ident(current_schema()) || '.' || quote_ident($\(index)::text))"
-    }
 }
 
 extension SQLConnection {

@@ -7,7 +7,7 @@ package enum SchemaDrift {
     /// `stored` and the columns of `table`, and between the stored primary key and the declared
     /// one. Folded copies an earlier Depot kept on PostgreSQL are not differences.
     package static func verify(
-        _ table: TableDescription, stored: [CatalogColumn], indexes: [IndexDescription] = [], dialect: SQLDialect
+        _ table: TableDescription, stored: [CatalogColumn], indexes: [IndexDescription] = [], dialect: any SQLDialect
     ) throws {
         let expected = table.columns
         let columns = stored.filter { !isLegacyFoldedCopy($0.name, in: stored) }.map {
@@ -23,10 +23,10 @@ package enum SchemaDrift {
     }
 
     /// Whether `name` is the folded copy of another of `columns` that an earlier Depot kept on
-    /// PostgreSQL (``SQLDialect/legacyFoldedColumn(_:)``), nullable text that nothing reads.
+    /// PostgreSQL (``SQLNames/legacyFoldedColumn(_:)``), nullable text that nothing reads.
     package static func isLegacyFoldedCopy(_ name: String, in columns: [CatalogColumn]) -> Bool {
-        name.hasSuffix(SQLDialect.legacyFoldedColumn(""))
-            && columns.contains { SQLDialect.legacyFoldedColumn($0.name) == name && $0.name != name }
+        name.hasSuffix(SQLNames.legacyFoldedColumn(""))
+            && columns.contains { SQLNames.legacyFoldedColumn($0.name) == name && $0.name != name }
             && columns.contains { $0.name == name && !$0.isNotNull }
     }
 }

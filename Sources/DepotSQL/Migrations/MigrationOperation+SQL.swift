@@ -14,8 +14,8 @@ extension MigrationOperation {
     /// ```
     public static func sql(sqlite: String? = nil, postgres: String? = nil) -> Self {
         .sql([
-            RawSQL(dialect: SQLDialect.sqlite.name, script: sqlite),
-            RawSQL(dialect: SQLDialect.postgres.name, script: postgres),
+            RawSQL(dialect: SQLiteDialect().name, script: sqlite),
+            RawSQL(dialect: PostgresDialect().name, script: postgres),
         ])
     }
 }

@@ -77,21 +77,16 @@ extension SQLMigrator {
     }
 
     /// A value as an SQL literal, for `DEFAULT` clauses (DDL takes no parameters).
-    static func literal(_ value: StoredValue, _ dialect: SQLDialect) throws -> String {
+    static func literal(_ value: StoredValue, _ dialect: any SQLDialect) throws -> String {
         switch value {
         case .null: return "NULL"
-        case .bool(let flag): return dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "true" : "false")
+        case .bool(let flag): return dialect.literal(flag)
         case .integer(let number): return String(number)
         case .double(let number):
             guard number.isFinite else { throw DepotError(.migration, "a default of \(number) cannot be stored") }
             return "\(number)"
-        case .decimal(let number): return dialect == .sqlite ? "'\(number)'" : "\(number)"
-        case .text(let text):
-            let quoted = text.replacingOccurrences(of: "'", with: "''")
-            guard dialect == .postgres else { return "'" + quoted + "'" }
-            // An escape string means the same whatever `standard_conforming_strings` says (a plain
-            // literal's backslashes are escapes when it is off).
-            return "E'" + quoted.replacingOccurrences(of: "\\", with: "\\\\") + "'"
+        case .decimal(let number): return dialect.literal(number)
+        case .text(let text): return dialect.literal(text)
         case .blob, .date, .uuid:
             throw DepotError(
                 .migration,
@@ -131,30 +126,17 @@ extension SQLMigrator {
         _ table: String, _ column: TableDescription.ColumnDescription, _ session: any SQLMigrationSession
     ) async throws {
         let dialect = session.dialect
-        let q = dialect.quote
         let stored = try await columns(of: table, session)
         guard stored.contains(where: { $0.name == column.name }) else {
             throw DepotError(
                 .migration, "table '\(table)' has no column '\(column.name)'", table: table, column: column.name)
         }
         try await checkConvertible(table, column, session)
-        switch dialect {
-        case .postgres:
-            let type = dialect.typeName(column.type)
-            let name = q(column.name)
-            // Text spelling a whole number with a fraction or an exponent ('12.0', '1e3') goes
-            // through double precision, as on SQLite and in memory (`bigint` alone refuses it).
-            let fromText = stored.first { $0.name == column.name }?.type.lowercased() == "text"
-            let using =
-                column.type == .integer && fromText
-                ? "CASE WHEN \(name) ~ '[.eE]' THEN CAST(CAST(\(name) AS double precision) AS \(type)) "
-                    + "ELSE CAST(\(name) AS \(type)) END"
-                : "\(name)::\(type)"
-            try await session.execute("ALTER TABLE \(q(table)) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
-            try await session.execute(
-                "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column.name)) \(column.isNullable ? "DROP" : "SET") NOT NULL")
+        let fromText = stored.first { $0.name == column.name }?.type.lowercased() == "text"
+        if let statements = dialect.alterColumn(column, in: table, fromText: fromText) {
+            for statement in statements { try await session.execute(statement) }
             try await dropLegacyFoldedCopy(of: column.name, in: table, session)
-        case .sqlite:
+        } else {
             try await rebuildSQLiteTable(table, changing: column, stored: stored, session)
         }
     }
@@ -262,14 +244,12 @@ extension SQLMigrator {
     }
 
     /// Drops the folded copy of `column` an earlier Depot kept on PostgreSQL, if `table` has one
-    /// (``SQLDialect/legacyFoldedColumn(_:)``): the server folds now.
+    /// (``SQLNames/legacyFoldedColumn(_:)``): the server folds now.
     static func dropLegacyFoldedCopy(of column: String, in table: String, _ session: any SQLMigrationSession)
         async throws
     {
-        guard session.dialect == .postgres else { return }
-        let q = session.dialect.quote
-        try await session.execute(
-            "ALTER TABLE \(q(table)) DROP COLUMN IF EXISTS \(q(SQLDialect.legacyFoldedColumn(column)))")
+        guard let statement = session.dialect.dropLegacyFoldedCopy(of: column, in: table) else { return }
+        try await session.execute(statement)
     }
 }
 
@@ -289,8 +269,8 @@ extension SQLMigrator {
 
     /// The current schema on PostgreSQL (where a search index's functions live), `nil` on SQLite.
     private static func currentSchema(_ session: any SQLMigrationSession) async throws -> String? {
-        guard session.dialect == .postgres else { return nil }
-        guard let schema = try await session.texts(SQLRenderer.postgresCurrentSchema).first?.first ?? nil else {
+        guard let query = session.dialect.currentSchema else { return nil }
+        guard let schema = try await session.texts(query).first?.first ?? nil else {
             throw DepotError(.migration, "PostgreSQL has no current schema to hold the search index's functions")
         }
         return schema

@@ -5,7 +5,7 @@ import Logging
 /// A SQL store's transaction as migrations use it: raw statements and text rows on the
 /// transaction's connection, next to the ordinary writer for data steps.
 package protocol SQLMigrationSession: StoreWriter {
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
     /// Runs one statement (no rows).
     func execute(_ statement: SQLStatement) async throws
     /// Runs a script of statements as the engine splits it.
@@ -96,7 +96,7 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         defer { schemaChanged() }
         try await withWriter { session in
             try await session.lockForMigration()
-            let cascade = session.dialect == .postgres ? " CASCADE" : ""
+            let cascade = session.dialect.dropTableCascade
             for row in try await session.texts(session.renderer.catalogTables) {
                 guard let name = row.first ?? nil else { continue }
                 try await session.execute("DROP TABLE IF EXISTS \(session.dialect.quote(name))\(cascade)")

@@ -57,7 +57,7 @@ extension SQLRenderer {
     /// A store runs them only when ``postgresSetupCheck`` finds a function missing or of another
     /// version, so reads on a database Depot has set up never write.
     public static func postgresSetup(schema: String?) -> [SQLStatement] {
-        let dialect = SQLDialect.postgres
+        let dialect = PostgresDialect()
         var statements = [SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(setupLockKey))")]
         if let schema {
             statements.append(SQLStatement(sql: "CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
@@ -185,7 +185,7 @@ extension SQLRenderer {
     /// Gives `table` the trigger that announces its commits, unless it has it already (a table
     /// created by an older Depot or by hand); safe against a concurrent store doing the same.
     public static func postgresAnnounceTrigger(for table: String) -> SQLStatement {
-        let name = SQLDialect.postgres.quote(table)
+        let name = PostgresDialect().quote(table)
         let literal = name.replacingOccurrences(of: "'", with: "''")
         let channel = SQLFunctions.commitChannel
         return SQLStatement(
@@ -201,12 +201,9 @@ extension SQLRenderer {
         SQLStatement(sql: "SELECT set_config('\(SQLFunctions.writerSetting)', $1, true)", arguments: [.text(identity)])
     }
 
-    /// The connection's current schema, where its tables live.
-    public static let postgresCurrentSchema = SQLStatement(sql: "SELECT current_schema()::text")
-
     /// Drops `schema` and everything in it.
     public static func postgresDropSchema(_ schema: String) -> SQLStatement {
-        SQLStatement(sql: "DROP SCHEMA IF EXISTS \(SQLDialect.postgres.quote(schema)) CASCADE")
+        SQLStatement(sql: "DROP SCHEMA IF EXISTS \(PostgresDialect().quote(schema)) CASCADE")
     }
 
     // MARK: - SQLite's own

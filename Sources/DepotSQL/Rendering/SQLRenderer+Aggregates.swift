@@ -39,10 +39,7 @@ extension SQLRenderer {
             case .aggregate(let aggregate, let isDescending):
                 (subject, descending) = (comparable(aggregate, table), isDescending)
             }
-            switch dialect {
-            case .sqlite: return descending ? "\(subject) DESC" : subject
-            case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
-            }
+            return dialect.ordering(subject, descending: descending)
         }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         sql += limitClause(limit: query.limit, offset: query.offset, &builder)
@@ -51,9 +48,7 @@ extension SQLRenderer {
 
     /// A grouping column: SQLite groups exact decimals (stored as text) by value.
     private func groupOperand(_ column: String, _ table: TableDescription) -> String {
-        let type = table.columns.first { $0.name == column }?.type
-        if dialect == .sqlite, type == .decimal { return "\(quote(column)) COLLATE \(SQLFunctions.decimalCollation)" }
-        return quote(column)
+        dialect.groupOperand(quote(column), type: table.columns.first { $0.name == column }?.type)
     }
 
     /// The SQL computing `term`, of the storage type `AggregateTerm.resultType(columnType:)`
@@ -62,49 +57,15 @@ extension SQLRenderer {
         guard let name = term.column else { return "COUNT(*)" }
         let column = quote(name)
         let type = table.columns.first { $0.name == name }?.type
-        switch (term.function, dialect, type) {
-        case (.count, _, _):
-            return "COUNT(\(column))"
-        case (.sum, .sqlite, .decimal?):
-            return "COALESCE(\(SQLFunctions.decimalSum)(\(column)), '0')"
-        case (.sum, .sqlite, .double?):
-            return "TOTAL(\(column))"
-        case (.sum, .sqlite, _):
-            return "COALESCE(\(SQLFunctions.integerSum)(\(column)), 0)"
-        case (.sum, _, _):
-            return "COALESCE(SUM(\(column)), 0)"
-        case (.average, .sqlite, .double?):
-            // A NaN quotient would read as NULL, like an average of no values: 'NaN' tells them apart.
-            return
-                "(CASE WHEN COUNT(\(column)) = 0 THEN NULL ELSE COALESCE(TOTAL(\(column)) / COUNT(\(column)), 'NaN') END)"
-        case (.average, .sqlite, _):
-            // The exact sum, rounded once to a double, then divided: as every store computes it.
-            return "(\(SQLFunctions.integerTotal)(\(column)) / NULLIF(COUNT(\(column)), 0))"
-        case (.average, .postgres, .double?):
-            return "(SUM(\(column)) / NULLIF(COUNT(\(column)), 0))"
-        case (.average, .postgres, _):
-            // The exact sum (numeric), rounded once to a double, then divided: never overflows.
-            return "(CAST(SUM(\(column)) AS double precision) / NULLIF(COUNT(\(column)), 0))"
-        case (.min, _, _), (.max, _, _):
-            let function = term.function == .min ? "MIN" : "MAX"
-            switch (dialect, type) {
-            case (.sqlite, .decimal?): return "\(function)(\(column) COLLATE \(SQLFunctions.decimalCollation))"
-            case (.postgres, .text?), (.postgres, .url?): return "\(function)(\(column) COLLATE \"C\")"
-            // PostgreSQL has no MIN of uuid; the text of a uuid orders as its bytes do.
-            case (.postgres, .uuid?): return "CAST(\(function)(CAST(\(column) AS text) COLLATE \"C\") AS uuid)"
-            default: return "\(function)(\(column))"
-            }
-        }
+        return dialect.aggregate(term.function, column, type: type)
     }
 
     /// `term`'s SQL where it is compared or ordered: SQLite compares exact decimals (text) by
     /// value only with the collation written next to the operand.
     private func comparable(_ term: AggregateTerm, _ table: TableDescription) -> String {
         let type = term.column.flatMap { name in table.columns.first { $0.name == name }?.type }
-        if dialect == .sqlite, type == .decimal, term.function != .count {
-            return "(\(expression(term, table))) COLLATE \(SQLFunctions.decimalCollation)"
-        }
-        return expression(term, table)
+        guard term.function != .count else { return expression(term, table) }
+        return dialect.comparableAggregate(expression(term, table), type: type)
     }
 
     /// Renders a `HAVING` condition; values are appended to `arguments`.

@@ -38,20 +38,8 @@ extension SQLRenderer {
         }.joined(separator: " AND ")
     }
 
-    /// How many characters of a word PostgreSQL's word tables hold: a B-tree entry holds at most
-    /// about 2.7 KB, and 200 characters are at most 800 bytes of UTF-8. Longer words are stored
-    /// cut there; a longer query word finds its rows through what the index holds, then a check of
-    /// the row's own words.
-    /// SQLite's word tables hold whole words.
-    public static let postgresIndexedWordLength = 200
-
-    /// What the word table holds of `word` (the whole word on SQLite).
-    func indexedWord(_ word: String) -> String {
-        guard dialect == .postgres, word.unicodeScalars.count > Self.postgresIndexedWordLength else { return word }
-        var cut = String.UnicodeScalarView()
-        cut.append(contentsOf: word.unicodeScalars.prefix(Self.postgresIndexedWordLength))
-        return String(cut)
-    }
+    /// What the word table holds of `word` (see ``SQLDialect/indexedWord(_:)``).
+    func indexedWord(_ word: String) -> String { dialect.indexedWord(word) }
 
     /// The relevance order: how many of the row's words equal a token, most first, then the
     /// text's length, shortest (and NULL) first.
@@ -62,7 +50,7 @@ extension SQLRenderer {
         let words = TextSearch.wordTable(for: table, column: column)
         let field = matching == .caseAndDiacriticInsensitive ? "plain" : "word"
         let length = "length(\(quote(table.name)).\(quote(column)))"
-        let byLength = dialect == .postgres ? "\(length) ASC NULLS FIRST" : length
+        let byLength = dialect.ordering(length, descending: false)
         // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
         guard !tokens.isEmpty else { return byLength }
         let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
@@ -76,110 +64,18 @@ extension SQLRenderer {
     /// connection's current schema on PostgreSQL, `nil` on SQLite): the word table, its indexes,
     /// the words of the rows there are, and the triggers that keep it up to date.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let words = TextSearch.wordTable(for: table, column: column)
-        let name = quote(words.name)
-        let base = quote(table.name)
-        let key = quote(table.primaryKey.first ?? "")
-        let text = quote(column)
-        let keyType = dialect.typeName(words.columns[2].type)
-        let prefix = schema.map { quote($0) + "." } ?? ""
-        switch dialect {
-        case .sqlite:
-            let insert = { (row: String) in
-                "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT value, "
-                    + "\(SQLFunctions.foldDiacritics)(value), \(row).\(key) FROM json_each(\(SQLFunctions.words)(\(row).\(text)))"
-            }
-            // The secondary indexes come after the backfill (faster than keeping them while it
-            // runs). The insert and update triggers first drop the words of the key they write:
-            // `INSERT OR REPLACE` / `UPDATE OR REPLACE` remove the row they replace without
-            // firing delete triggers (unless `recursive_triggers` is on, which other clients need
-            // not set), and its words would stay behind.
-            return [
-                "CREATE TABLE \(name) (\"word\" TEXT NOT NULL, \"plain\" TEXT NOT NULL, \"key\" \(keyType) NOT NULL, "
-                    + "PRIMARY KEY (\"word\", \"key\")) WITHOUT ROWID",
-                "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT w.value, "
-                    + "\(SQLFunctions.foldDiacritics)(w.value), t.\(key) FROM \(base) AS t, "
-                    + "json_each(\(SQLFunctions.words)(t.\(text))) AS w",
-                "CREATE INDEX \(quote(words.name + "#plain")) ON \(name) (\"plain\", \"key\")",
-                "CREATE INDEX \(quote(words.name + "#key")) ON \(name) (\"key\")",
-                "CREATE TRIGGER \(quote(words.name + "#insert")) AFTER INSERT ON \(base) BEGIN "
-                    + "DELETE FROM \(name) WHERE \"key\" = NEW.\(key); \(insert("NEW")); END",
-                "CREATE TRIGGER \(quote(words.name + "#update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
-                    + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key) OR \"key\" = NEW.\(key); \(insert("NEW")); END",
-                "CREATE TRIGGER \(quote(words.name + "#delete")) AFTER DELETE ON \(base) BEGIN "
-                    + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key); END",
-            ]
-        case .postgres:
-            // Words as the index holds them: cut to what a B-tree entry can hold.
-            let cut = { (word: String) in "left(\(word), \(Self.postgresIndexedWordLength))" }
-            let qualified = prefix + name
-            let function = prefix + quote(words.name + "#index")
-            let words = "\(prefix)\(SQLFunctions.words)"
-            let plain = "\(prefix)\(SQLFunctions.foldDiacritics)"
-            return [
-                "CREATE TABLE \(qualified) (\"word\" text COLLATE \"C\" NOT NULL, \"plain\" text COLLATE \"C\" NOT NULL, "
-                    + "\"key\" \(keyType) NOT NULL, PRIMARY KEY (\"word\", \"key\"))",
-                "INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") SELECT DISTINCT \(cut("w")), "
-                    + "\(cut("\(plain)(w)")), t.\(key) FROM \(prefix)\(base) AS t, \(words)(t.\(text)) AS w "
-                    + "ON CONFLICT DO NOTHING",
-                "CREATE INDEX \(quote(self.quoteless(name) + "#plain")) ON \(qualified) (\"plain\", \"key\")",
-                "CREATE INDEX \(quote(self.quoteless(name) + "#key")) ON \(qualified) (\"key\")",
-                // One function for the row trigger and the statement trigger of TRUNCATE (which
-                // fires no row trigger). An insert drops the words the key had first: rows removed
-                // without a delete trigger (TRUNCATE before this trigger existed) left none behind.
-                "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                    + "IF TG_OP = 'TRUNCATE' THEN DELETE FROM \(qualified); RETURN NULL; END IF; "
-                    + "IF TG_OP = 'INSERT' THEN DELETE FROM \(qualified) WHERE \"key\" = NEW.\(key); "
-                    + "ELSE DELETE FROM \(qualified) WHERE \"key\" = OLD.\(key); END IF; "
-                    + "IF TG_OP <> 'DELETE' THEN INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") "
-                    + "SELECT \(cut("w")), \(cut("\(plain)(w)")), NEW.\(key) FROM \(words)(NEW.\(text)) AS w "
-                    + "ON CONFLICT DO NOTHING; END IF; "
-                    + "RETURN NULL; END $$",
-                "CREATE TRIGGER \(quote(self.quoteless(name) + "#index")) AFTER INSERT OR DELETE OR UPDATE OF \(text), "
-                    + "\(key) ON \(prefix)\(base) FOR EACH ROW EXECUTE FUNCTION \(function)()",
-                "CREATE TRIGGER \(quote(self.quoteless(name) + "#truncate")) AFTER TRUNCATE ON \(prefix)\(base) "
-                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)()",
-            ]
-        }
+        dialect.createSearchIndex(on: table, column: column, schema: schema)
     }
 
     /// The statements that drop the search index of `column` of `table`: triggers, function and
     /// word table.
     public func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let words = TextSearch.wordTable(for: table, column: column).name
-        let prefix = schema.map { quote($0) + "." } ?? ""
-        switch dialect {
-        case .sqlite:
-            return ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quote(words + "#" + $0))" }
-                + ["DROP TABLE IF EXISTS \(quote(words))"]
-        case .postgres:
-            return [
-                "DROP TRIGGER IF EXISTS \(quote(words + "#index")) ON \(prefix)\(quote(table.name))",
-                "DROP TRIGGER IF EXISTS \(quote(words + "#truncate")) ON \(prefix)\(quote(table.name))",
-                "DROP FUNCTION IF EXISTS \(prefix)\(quote(words + "#index"))()",
-                "DROP TABLE IF EXISTS \(prefix)\(quote(words))",
-            ]
-        }
+        dialect.dropSearchIndex(on: table, column: column, schema: schema)
     }
 
     /// The functions of search indexes in the current schema, each as `DROP FUNCTION` takes it
     /// (PostgreSQL; `nil` on SQLite, whose triggers go with their tables).
-    ///
-    /// ```sql
-    /// SELECT p.oid::regprocedure::text FROM pg_proc AS p
-    /// WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-    ///   AND p.proname LIKE '%#words#index'
-    /// ```
-    public var searchIndexFunctions: SQLStatement? {
-        guard dialect == .postgres else { return nil }
-        return SQLStatement(
-            sql: "SELECT p.oid::regprocedure::text FROM pg_proc AS p WHERE p.pronamespace = "
-                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND p.proname LIKE '%#words#index'")
-    }
-
-    private func quoteless(_ quoted: String) -> String {
-        String(quoted.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
-    }
+    public var searchIndexFunctions: SQLStatement? { dialect.searchIndexFunctions }
 
     /// `depot_words(text)` for PostgreSQL: the distinct words of the folded text, split at
     /// `TextSearch.separators` (one regular expression built from them).

@@ -4,7 +4,7 @@ extension SQLRenderer {
     /// Begins a transaction that writes: `BEGIN IMMEDIATE` on SQLite (the database's write lock is
     /// taken now, so the transaction cannot fail to upgrade later), `BEGIN` on PostgreSQL.
     public var begin: SQLStatement {
-        SQLStatement(sql: dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        SQLStatement(sql: dialect.beginWrite)
     }
 
     /// `COMMIT`.
@@ -17,7 +17,7 @@ extension SQLRenderer {
     /// only read: `BEGIN READ ONLY` on PostgreSQL (ended by ``rollback``); `nil` on SQLite, whose
     /// reader connections refuse a statement that writes before it runs.
     public var readOnlyBegin: SQLStatement? {
-        dialect == .postgres ? SQLStatement(sql: "BEGIN READ ONLY") : nil
+        dialect.beginReadOnly.map { SQLStatement(sql: $0) }
     }
 
     /// `SAVEPOINT "name"`: what `StoreWriter.savepoint(_:)` opens.
@@ -43,7 +43,7 @@ extension SQLRenderer {
     /// SELECT pg_advisory_xact_lock(74118002)
     /// ```
     public var migrationLock: SQLStatement? {
-        dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))") : nil
+        dialect.advisoryLock(Self.migrationLockKey).map { SQLStatement(sql: $0) }
     }
 
     /// The statement that makes transactions creating tables take turns until they end: a
@@ -55,7 +55,7 @@ extension SQLRenderer {
     /// SELECT pg_advisory_xact_lock(74118003)
     /// ```
     public var tableCreationLock: SQLStatement? {
-        dialect == .postgres ? SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.tableCreationLockKey))") : nil
+        dialect.advisoryLock(Self.tableCreationLockKey).map { SQLStatement(sql: $0) }
     }
 
     /// The statements that suspend an engine's enforcement of foreign keys for one transaction,
@@ -69,11 +69,7 @@ extension SQLRenderer {
     /// PRAGMA foreign_keys = ON                         -- after COMMIT or ROLLBACK
     /// ```
     public var foreignKeySuspension: ForeignKeySuspension? {
-        guard dialect == .sqlite else { return nil }
-        return ForeignKeySuspension(
-            enforced: SQLStatement(sql: "PRAGMA foreign_keys"), suspend: SQLStatement(sql: "PRAGMA foreign_keys = OFF"),
-            danglingReferences: SQLStatement(sql: "SELECT count(*) FROM pragma_foreign_key_check"),
-            resume: SQLStatement(sql: "PRAGMA foreign_keys = ON"))
+        dialect.foreignKeySuspension
     }
 
     /// See ``SQLRenderer/foreignKeySuspension``.

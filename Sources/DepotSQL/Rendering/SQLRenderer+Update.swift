@@ -24,9 +24,7 @@ extension SQLRenderer {
                 value = bound(stored, type, &builder)
             case .adding(let source, let addend):
                 let addend = bound(addend, type, &builder)
-                value =
-                    dialect == .sqlite
-                    ? "\(SQLFunctions.add)(\(quote(source)), \(addend))" : "\(quote(source)) + \(addend)"
+                value = dialect.adding(quote(source), addend)
             }
             return "\(quote(assignment.column)) = \(value)"
         }
@@ -40,6 +38,6 @@ extension SQLRenderer {
     /// `value`'s placeholder, cast to the column's type on PostgreSQL.
     private func bound(_ value: StoredValue, _ type: ColumnType, _ builder: inout ArgumentList) -> String {
         let placeholder = builder.add(value)
-        return dialect == .postgres ? "CAST(\(placeholder) AS \(dialect.typeName(type)))" : placeholder
+        return dialect.assigned(placeholder, type: type)
     }
 }

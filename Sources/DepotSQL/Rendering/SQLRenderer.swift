@@ -16,10 +16,10 @@ import Foundation
 /// ```
 public struct SQLRenderer: Sendable {
     /// The SQL flavour every statement is rendered in.
-    public let dialect: SQLDialect
+    public let dialect: any SQLDialect
 
     /// A renderer for `dialect`.
-    public init(dialect: SQLDialect) {
+    public init(dialect: any SQLDialect) {
         self.dialect = dialect
     }
 
@@ -77,14 +77,7 @@ public struct SQLRenderer: Sendable {
             sql += " ORDER BY " + query.ordering.map { render($0, query.table, &builder) }.joined(separator: ", ")
         }
         sql += limitClause(limit: query.limit, offset: query.offset, &builder)
-        // SQLite runs one writer at a time: nothing to lock.
-        if dialect == .postgres, let lock = query.lock, query.limitPerGroup == nil {
-            switch lock {
-            case .referenced: sql += " FOR KEY SHARE"
-            case .updated: sql += " FOR NO KEY UPDATE"
-            case .removed: sql += " FOR UPDATE"
-            }
-        }
+        if let lock = query.lock, query.limitPerGroup == nil { sql += dialect.rowLock(lock) }
         return SQLStatement(sql: sql, arguments: builder.values)
     }
 
@@ -112,14 +105,13 @@ public struct SQLRenderer: Sendable {
     /// `LIMIT` and `OFFSET`, bound rather than written into the text: a statement per distinct
     /// page would fill the engines' statement caches (one entry per value an API client sends).
     func limitClause(limit: Int?, offset: Int?, _ builder: inout ArgumentList) -> String {
-        switch (limit, offset, dialect) {
-        case (nil, nil, _), (nil, 0?, _): return ""
-        case (let limit?, nil, _), (let limit?, 0?, _): return " LIMIT " + builder.add(.integer(Int64(limit)))
-        case (let limit?, let offset?, _):
+        switch (limit, offset) {
+        case (nil, nil), (nil, 0?): return ""
+        case (let limit?, nil), (let limit?, 0?): return " LIMIT " + builder.add(.integer(Int64(limit)))
+        case (let limit?, let offset?):
             let limit = builder.add(.integer(Int64(limit)))
             return " LIMIT \(limit) OFFSET " + builder.add(.integer(Int64(offset)))
-        case (nil, let offset?, .sqlite): return " LIMIT -1 OFFSET " + builder.add(.integer(Int64(offset)))
-        case (nil, let offset?, .postgres): return " OFFSET " + builder.add(.integer(Int64(offset)))
+        case (nil, let offset?): return dialect.offsetWithoutLimit(builder.add(.integer(Int64(offset))))
         }
     }
 
@@ -152,7 +144,7 @@ public struct SQLRenderer: Sendable {
     func update(_ table: TableDescription, columns: [String]) -> String {
         func numbered(_ name: String) -> String {
             let position = (columns.firstIndex(of: name) ?? 0) + 1
-            return dialect == .sqlite ? "?\(position)" : "$\(position)"
+            return dialect.numberedPlaceholder(position)
         }
         let assigned = columns.filter { !table.primaryKey.contains($0) }
         let sets = assigned.map { "\(quote($0)) = \(numbered($0))" }.joined(separator: ", ")
@@ -188,13 +180,10 @@ public struct SQLRenderer: Sendable {
         case .isIn(let column, let values):
             if values.isEmpty { return "1 = 0" }
             let isJSON = table.columns.first { $0.name == column }?.type == .json
-            if values.count > Self.largeListThreshold, !isJSON, let list = largeList(values, &arguments) {
-                switch dialect {
-                case .sqlite: return "\(operand(column, table)) IN (SELECT value FROM json_each(\(list)))"
-                // Not `= ANY(array)`: PostgreSQL compares each row with the array's elements one by one
-                // (100,000 keys over 14,000 rows: 80 s); a set-returning subquery is hashed (60 ms).
-                case .postgres: return "\(operand(column, table)) IN (SELECT unnest(\(list)))"
-                }
+            if values.count > Self.largeListThreshold, !isJSON,
+                let list = dialect.inLargeList(operand(column, table), values, &arguments)
+            {
+                return list
             }
             return "\(operand(column, table)) IN ("
                 + values.map { bound($0, column, table, &arguments) }.joined(separator: ", ") + ")"
@@ -225,63 +214,6 @@ public struct SQLRenderer: Sendable {
     /// cap the number of parameters (SQLite at 32,766 by default, PostgreSQL at 65,535).
     public static let largeListThreshold = 100
 
-    /// One bound parameter holding every value: a JSON array for `json_each(?)` on SQLite, an
-    /// array literal cast to `text[]` or `bigint[]` on PostgreSQL. Text and integers only; `nil`
-    /// when the values are of another kind (they then bind one by one).
-    private func largeList(_ values: [StoredValue], _ arguments: inout ArgumentList) -> String? {
-        let integers = values.allSatisfy { if case .integer = $0 { true } else { false } }
-        let texts = !integers && values.allSatisfy { if case .text = $0 { true } else { false } }
-        guard integers || texts else { return nil }
-        var list = dialect == .sqlite ? "[" : "{"
-        list.reserveCapacity(values.count * 8)
-        for (position, value) in values.enumerated() {
-            if position > 0 { list += "," }
-            switch (value, dialect) {
-            case (.integer(let number), _): list += String(number)
-            case (.text(let text), .sqlite): list += Self.jsonString(text)
-            case (.text(let text), .postgres): list += Self.arrayElement(text)
-            default: return nil
-            }
-        }
-        switch dialect {
-        case .sqlite: return arguments.add(.text(list + "]"))
-        case .postgres: return "CAST(\(arguments.add(.text(list + "}"))) AS \(integers ? "bigint" : "text")[])"
-        }
-    }
-
-    /// `text` as a double-quoted element of a PostgreSQL array literal.
-    static func arrayElement(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            if scalar == "\"" || scalar == "\\" { result += "\\" }
-            result.unicodeScalars.append(scalar)
-        }
-        return result + "\""
-    }
-
-    /// `text` as a JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    result +=
-                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
-
     /// A column as a comparison operand: byte-order text, exact decimals.
     /// `value` bound for a comparison with `column`: a JSON value compares as `jsonb` on
     /// PostgreSQL (the column's type; bound as its text), as its canonical text elsewhere.
@@ -289,57 +221,19 @@ public struct SQLRenderer: Sendable {
         -> String
     {
         let placeholder = arguments.add(value)
-        guard dialect == .postgres, !value.isNull, table.columns.first(where: { $0.name == column })?.type == .json
-        else { return placeholder }
-        return "CAST(\(placeholder) AS jsonb)"
+        guard !value.isNull else { return placeholder }
+        return dialect.comparisonValue(placeholder, type: table.columns.first { $0.name == column }?.type)
     }
 
     func operand(_ column: String, _ table: TableDescription) -> String {
-        let type = table.columns.first { $0.name == column }?.type
-        switch (dialect, type) {
-        case (.sqlite, .decimal?): return "\(quote(column)) COLLATE \(SQLFunctions.decimalCollation)"
-        case (.postgres, .text?), (.postgres, .url?): return "\(quote(column)) COLLATE \"C\""
-        default: return quote(column)
-        }
+        dialect.operand(quote(column), type: table.columns.first { $0.name == column }?.type)
     }
 
     private func renderText(
         _ column: String, _ op: TextOperator, _ needle: String, matching: TextMatching,
         _ arguments: inout ArgumentList
     ) -> String {
-        let pin = matching.apply(needle)
-        let subject = folded(quote(column), matching)
-        switch (dialect, op) {
-        // SQLite compares bytes (a blob): its text functions stop at the first U+0000, and bytes
-        // of UTF-8 match where characters do, as the in-memory store compares. An empty needle
-        // (an empty blob binds as NULL) is in every value (NULL stays unknown).
-        case (.sqlite, _) where pin.isEmpty:
-            return "(\(subject) IS NOT NULL OR NULL)"  // true, and unknown for NULL
-        case (.sqlite, .contains):
-            return "instr(CAST(\(subject) AS BLOB), \(arguments.add(.blob(Data(pin.utf8))))) > 0"
-        // substr() of an empty blob is NULL, not an empty blob: the length test comes first, so an
-        // empty value has no prefix or suffix but the empty one (NULL stays unknown).
-        case (.sqlite, .hasPrefix):
-            // `?` placeholders bind in order: each use gets a value of its own.
-            let bytes = "CAST(\(subject) AS BLOB)"
-            let enough = arguments.add(.integer(Int64(pin.utf8.count)))
-            let count = arguments.add(.integer(Int64(pin.utf8.count)))
-            return
-                "(length(\(bytes)) >= \(enough) AND substr(\(bytes), 1, \(count)) = \(arguments.add(.blob(Data(pin.utf8)))))"
-        case (.sqlite, .hasSuffix):
-            let bytes = "CAST(\(subject) AS BLOB)"
-            let enough = arguments.add(.integer(Int64(pin.utf8.count)))
-            let from = arguments.add(.integer(-Int64(pin.utf8.count)))
-            return
-                "(length(\(bytes)) >= \(enough) AND substr(\(bytes), \(from)) = \(arguments.add(.blob(Data(pin.utf8)))))"
-        case (.postgres, .contains):
-            return "strpos(\(subject), \(arguments.add(.text(pin)))) > 0"
-        case (.postgres, .hasPrefix):
-            return "starts_with(\(subject), \(arguments.add(.text(pin))))"
-        case (.postgres, .hasSuffix):
-            let value = arguments.add(.text(pin))
-            return "right(\(subject), length(\(value))) = \(arguments.add(.text(pin)))"
-        }
+        dialect.textCondition(folded(quote(column), matching), op, matching.apply(needle), &arguments)
     }
 
     /// A bounding box over the two columns (an index on the latitude serves its range), the
@@ -381,21 +275,11 @@ public struct SQLRenderer: Sendable {
     private func render(_ term: OrderTerm, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
         switch term {
         case .column(let name, let descending):
-            let subject = operand(name, table)
-            switch dialect {
-            case .sqlite: return descending ? "\(subject) DESC" : subject
-            case .postgres: return descending ? "\(subject) DESC NULLS LAST" : "\(subject) ASC NULLS FIRST"
-            }
+            return dialect.ordering(operand(name, table), descending: descending)
         case .relevance(let name, let tokens, let matching):
             return renderRelevance(name, tokens, matching, table, &arguments)
         case .text(let name, let descending, let matching):
-            let subject = folded(quote(name), matching)
-            switch dialect {
-            case .sqlite: return descending ? "\(subject) DESC" : subject
-            case .postgres:
-                return descending
-                    ? "\(subject) COLLATE \"C\" DESC NULLS LAST" : "\(subject) COLLATE \"C\" ASC NULLS FIRST"
-            }
+            return dialect.textOrdering(folded(quote(name), matching), descending: descending)
         case .distance(let latitude, let longitude, let point):
             let lat = arguments.add(.double(point.latitude))
             let lon = arguments.add(.double(point.longitude))
@@ -406,16 +290,16 @@ public struct SQLRenderer: Sendable {
 
 /// The values bound so far while rendering, and their placeholders.
 public struct ArgumentList: Sendable {
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     /// The bound values, in placeholder order.
     public private(set) var values: [StoredValue] = []
 
     /// An empty list, numbering placeholders as `dialect` does.
-    public init(dialect: SQLDialect) { self.dialect = dialect }
+    public init(dialect: any SQLDialect) { self.dialect = dialect }
 
     /// Binds `value` and returns its placeholder.
     mutating func add(_ value: StoredValue) -> String {
         values.append(value)
-        return dialect == .sqlite ? "?" : "$\(values.count)"
+        return dialect.placeholder(values.count)
     }
 }

@@ -20,7 +20,7 @@ public protocol SQLEngine: Sendable {
     associatedtype Connection: SQLConnection
 
     /// The SQL flavour every statement for this engine is rendered in.
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
 
     /// Where and how much the store on this engine logs (``SQLLogging``).
     var logging: SQLLogging { get }

@@ -72,10 +72,10 @@ package final class SQLMeters: Sendable {
     private let settings: SQLMetrics
     private let system: (String, String)
 
-    package init(_ settings: SQLMetrics, dialect: SQLDialect) {
+    package init(_ settings: SQLMetrics, dialect: any SQLDialect) {
         self.settings = settings
         isEnabled = settings.isEnabled
-        system = ("system", dialect == .sqlite ? "sqlite" : "postgresql")
+        system = ("system", dialect.telemetrySystem)
         let base = [system] + settings.dimensions
         let factory = settings.factory
         var statements: [SQLMetrics.Operation: (count: Counter, duration: Timer)] = [:]

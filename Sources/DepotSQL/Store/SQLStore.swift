@@ -49,7 +49,7 @@ public final class SQLStore<Engine: SQLEngine>: Store {
         self.renderer = SQLRenderer(dialect: engine.dialect)
         self.instruments = SQLInstruments(
             logging: engine.logging, meters: SQLMeters(engine.metrics, dialect: engine.dialect),
-            tracing: engine.tracing, system: engine.dialect == .sqlite ? "sqlite" : "postgresql",
+            tracing: engine.tracing, system: engine.dialect.telemetrySystem,
             isEnabled: instrumented)
     }
 

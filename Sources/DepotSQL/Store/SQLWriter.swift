@@ -173,7 +173,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
 }
 
 extension SQLWriter: SQLMigrationSession {
-    package var dialect: SQLDialect { renderer.dialect }
+    package var dialect: any SQLDialect { renderer.dialect }
 
     package func execute(_ statement: SQLStatement) async throws {
         try books.checkActive()

@@ -9,16 +9,15 @@ public struct ArrayWrite: Sendable, Hashable {
     public var columnTypes: [ColumnType]
 }
 
-extension SQLRenderer {
+extension PostgresDialect {
     /// The `INSERT … SELECT FROM UNNEST(…)` (insert, upsert) or `UPDATE … FROM UNNEST(…)` (update)
-    /// writing a batch with `columns` into `table`, PostgreSQL only.
+    /// writing a batch with `columns` into `table`.
     ///
     /// Decimals and JSON travel as text arrays and are cast by the server.
     public func arrayWrite(into table: TableDescription, columns: [String], mode: WriteMode) -> ArrayWrite {
-        precondition(dialect == .postgres, "array writes are PostgreSQL's")
         // The writer validated the batch's columns against the table.
         let types = columns.map { name in table.columns.first { $0.name == name }?.type ?? .text }
-        let arrays = types.enumerated().map { "CAST($\($0.offset + 1) AS \(dialect.typeName($0.element))[])" }
+        let arrays = types.enumerated().map { "CAST($\($0.offset + 1) AS \(typeName($0.element))[])" }
             .joined(separator: ", ")
         let keys = Set(table.primaryKey)
         let assigned = columns.filter { !keys.contains($0) }

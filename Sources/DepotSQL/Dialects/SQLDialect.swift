@@ -1,0 +1,196 @@
+import Depot
+import Foundation
+
+/// How one SQL engine spells what Depot asks of it: types, placeholders, orders, text operators,
+/// aggregates, transactions, search indexes and catalog queries.
+///
+/// ``SQLRenderer`` writes the statements every engine shares and asks its dialect for each piece
+/// that differs; it never branches on the engine. Each engine's answers live in one place:
+/// ``SQLiteDialect`` (`Dialects/SQLite`) and ``PostgresDialect`` (`Dialects/PostgreSQL`).
+///
+/// ```swift
+/// let sqlite: any SQLDialect = .sqlite
+/// sqlite.typeName(.decimal)            // "DECIMAL_TEXT"
+/// sqlite.ordering("\"name\"", descending: false)     // "\"name\""
+/// PostgresDialect().ordering("\"name\"", descending: false)  // "\"name\" ASC NULLS FIRST"
+/// ```
+public protocol SQLDialect: Sendable {
+    // MARK: Identity
+
+    /// The engine's one name: the key of its text in hand-written SQL (`RawSQL.dialect`,
+    /// `SQL(sqlite:postgres:)`): `sqlite`, `postgres`.
+    var name: String { get }
+    /// The engine's name in messages: `SQLite`, `PostgreSQL`.
+    var displayName: String { get }
+    /// The engine as OpenTelemetry's `db.system` names it (metrics and traces): `sqlite`,
+    /// `postgresql`.
+    var telemetrySystem: String { get }
+
+    // MARK: Types and values
+
+    /// The declared column type for a storage type.
+    func typeName(_ type: ColumnType) -> String
+    /// How the engine's catalog spells a Depot type when asked about a stored column.
+    func catalogTypeName(_ type: ColumnType) -> String
+    /// An empty set of values of `type`, for the right side of `IN`: `x IN (…)` is false and
+    /// `x NOT IN (…)` true for every row whose `x` is not NULL.
+    func emptySet(of type: ColumnType) -> String
+    /// `flag` as a literal, for `DEFAULT` clauses (DDL takes no parameters).
+    func literal(_ flag: Bool) -> String
+    /// `number` as a literal, for `DEFAULT` clauses.
+    func literal(_ number: Decimal) -> String
+    /// `text` as a literal, for `DEFAULT` clauses.
+    func literal(_ text: String) -> String
+
+    // MARK: Parameters
+
+    /// The placeholder of parameter `index` (1-based), bound in the order written: `?`, `$index`.
+    func placeholder(_ index: Int) -> String
+    /// A placeholder naming its parameter's position (1-based), usable more than once: `?index`,
+    /// `$index`.
+    func numberedPlaceholder(_ index: Int) -> String
+
+    // MARK: Reads
+
+    /// `column` (quoted) where it is compared or ordered: in the order every store shares (byte
+    /// order for text, exact decimals by value). `type` is `nil` for a column the table lacks.
+    func operand(_ column: String, type: ColumnType?) -> String
+    /// `placeholder` where it is compared with a column of `type` (`nil`: not known).
+    func comparisonValue(_ placeholder: String, type: ColumnType?) -> String
+    /// `subject` in ascending or descending order, NULL first when ascending and last when
+    /// descending (as every store orders it).
+    func ordering(_ subject: String, descending: Bool) -> String
+    /// Folded text `subject` in ascending or descending order, compared by bytes.
+    func textOrdering(_ subject: String, descending: Bool) -> String
+    /// `OFFSET` with no `LIMIT`, the offset's placeholder given.
+    func offsetWithoutLimit(_ offset: String) -> String
+    /// The clause that locks the rows a `SELECT` reads until the transaction ends (empty when
+    /// the engine has one writer at a time and nothing to lock).
+    func rowLock(_ lock: RowLock) -> String
+    /// `operand IN` a long list of integers or texts bound as one parameter (engines cap the
+    /// number of parameters); `nil` for values of another kind (they bind one by one).
+    func inLargeList(_ operand: String, _ values: [StoredValue], _ arguments: inout ArgumentList) -> String?
+    /// The condition that `subject` (text, already folded) contains, starts or ends with `pin`.
+    func textCondition(
+        _ subject: String, _ op: TextOperator, _ pin: String, _ arguments: inout ArgumentList
+    ) -> String
+
+    // MARK: Aggregates and updates
+
+    /// A grouping column (quoted) of `type`.
+    func groupOperand(_ column: String, type: ColumnType?) -> String
+    /// The SQL computing `function` over `column` (quoted) of `type`, of the storage type
+    /// `AggregateTerm.resultType(columnType:)` gives.
+    func aggregate(_ function: AggregateFunction, _ column: String, type: ColumnType?) -> String
+    /// An aggregate's `expression` (not a count) where it is compared or ordered.
+    func comparableAggregate(_ expression: String, type: ColumnType?) -> String
+    /// The value an `UPDATE … SET` assigns from `placeholder` to a column of `type`.
+    func assigned(_ placeholder: String, type: ColumnType) -> String
+    /// `source + addend`, failing on an integer overflow as every store does.
+    func adding(_ source: String, _ addend: String) -> String
+
+    // MARK: Transactions
+
+    /// Begins a transaction that writes.
+    var beginWrite: String { get }
+    /// Begins a transaction that can only read; `nil` when the engine's readers refuse writes
+    /// themselves.
+    var beginReadOnly: String? { get }
+    /// The statement that holds advisory lock `key` until the transaction ends; `nil` when a
+    /// writing transaction holds the database's only write lock already.
+    func advisoryLock(_ key: Int) -> String?
+    /// The statements that suspend foreign keys for a table rebuild; `nil` when the engine
+    /// rebuilds no table.
+    var foreignKeySuspension: SQLRenderer.ForeignKeySuspension? { get }
+
+    // MARK: Search
+
+    /// What a word table holds of `word`.
+    func indexedWord(_ word: String) -> String
+    /// The statements that create the search index of `column` of `table` (see
+    /// ``SQLRenderer/createSearchIndex(on:column:schema:)``).
+    func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String]
+    /// The statements that drop the search index of `column` of `table`.
+    func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String]
+    /// The query listing the functions of search indexes in the current schema, as `DROP
+    /// FUNCTION` takes them; `nil` when search indexes have no functions of their own.
+    var searchIndexFunctions: SQLStatement? { get }
+
+    // MARK: Catalog
+
+    /// See ``SQLRenderer/catalogColumns(of:)``.
+    func catalogColumns(of table: String) -> SQLStatement
+    /// See ``SQLRenderer/catalogTables``.
+    var catalogTables: SQLStatement { get }
+    /// See ``SQLRenderer/catalogIndexes(of:)``.
+    func catalogIndexes(of table: String) -> SQLStatement
+    /// See ``SQLRenderer/catalogIndexColumns(of:)``.
+    func catalogIndexColumns(of index: String) -> SQLStatement
+    /// See ``SQLRenderer/catalogTableExists(_:)``.
+    func catalogTableExists(_ table: String) -> SQLStatement
+    /// The query of the schema tables are created in; `nil` when the engine has no schemas.
+    var currentSchema: SQLStatement? { get }
+
+    // MARK: Migrations
+
+    /// What `DROP TABLE` adds so that objects depending on the table go with it.
+    var dropTableCascade: String { get }
+    /// The statements that change `column` of `table` in place to its new type and nullability
+    /// (`fromText`: the stored column holds text); `nil` when the engine cannot, and the table is
+    /// rebuilt by its own procedure instead.
+    func alterColumn(_ column: TableDescription.ColumnDescription, in table: String, fromText: Bool) -> [String]?
+    /// The statement that drops the folded copy of `column` an earlier Depot kept
+    /// (``SQLNames/legacyFoldedColumn(_:)``); `nil` when no Depot kept one on this engine.
+    func dropLegacyFoldedCopy(of column: String, in table: String) -> String?
+}
+
+extension SQLDialect where Self == SQLiteDialect {
+    /// SQLite: ``SQLiteDialect``.
+    public static var sqlite: SQLiteDialect { SQLiteDialect() }
+}
+
+extension SQLDialect where Self == PostgresDialect {
+    /// PostgreSQL: ``PostgresDialect``.
+    public static var postgres: PostgresDialect { PostgresDialect() }
+}
+
+extension SQLDialect {
+    /// Whether `other` is the same engine's dialect.
+    public func isSame(as other: any SQLDialect) -> Bool { name == other.name }
+
+    /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
+    /// are doubled all the same.
+    public func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// What a search index of `column` of `table` names, quoted: its word table (and that table's
+    /// quoted name), the table, its key, the column, and the declared type of the word table's key.
+    func searchIndexNames(_ table: TableDescription, _ column: String) -> (
+        words: TableDescription, name: String, base: String, key: String, text: String, keyType: String
+    ) {
+        let words = TextSearch.wordTable(for: table, column: column)
+        return (
+            words, quote(words.name), quote(table.name), quote(table.primaryKey.first ?? ""), quote(column),
+            typeName(words.columns[2].type)
+        )
+    }
+
+    /// The Depot type a catalog's declared type stands for, by its `ColumnType.rawValue` (the
+    /// catalog's own spelling when none does). `url` reads as `text`: PostgreSQL stores both as text.
+    public func depotTypeName(fromCatalog name: String) -> String {
+        for type in ColumnType.allCases where catalogTypeName(type).caseInsensitiveCompare(name) == .orderedSame {
+            return type == .url ? ColumnType.text.rawValue : type.rawValue
+        }
+        return name
+    }
+}
+
+/// Names Depot gives to what it derives from a table.
+public enum SQLNames {
+    /// The name of the case-folded copy of text column `name` that PostgreSQL tables created by
+    /// earlier versions of Depot hold. Depot no longer writes or reads these copies (the server folds,
+    /// with ``SQLFunctions/fold``); tables are checked as if they were absent, and migrations that
+    /// drop, rename or retype `name` drop its copy.
+    public static func legacyFoldedColumn(_ name: String) -> String { name + "#folded" }
+}
