@@ -165,7 +165,7 @@ public final class PostgresEngine: SQLEngine {
         await runTask.value
     }
 
-    /// ``PostgresDialect``.
+    /// `PostgresDialect`.
     public var dialect: any SQLDialect { .postgres }
 
     /// Where and how much the store logs: ``Configuration/logging``.
@@ -271,8 +271,8 @@ public final class PostgresEngine: SQLEngine {
     // MARK: - What Depot installs
 
     /// Makes sure the configured schema and Depot's functions of this version are in place, once
-    /// per store: a read-only look at the catalog (`SQLRenderer.postgresSetupCheck`), and
-    /// `SQLRenderer.postgresSetup(schema:)` only when something is missing or outdated. A database
+    /// per store: a read-only look at the catalog (`PostgresDialect.setupCheck`), and
+    /// `PostgresDialect.setup(schema:)` only when something is missing or outdated. A database
     /// Depot has set up is never written to by this, so a read-only role or a replica can read it.
     ///
     /// - Throws: `DepotError` of kind `.storage` naming the functions and the schema when they are
@@ -284,13 +284,13 @@ public final class PostgresEngine: SQLEngine {
         defer { prepareLock.unlock() }
         if isPrepared.withLock({ $0 }) { return }
         let ready = try await withReader { connection in
-            try await connection.count(SQLRenderer.postgresSetupCheck) == SQLRenderer.postgresSetupFunctionCount
+            try await connection.count(PostgresDialect.setupCheck) == PostgresDialect.setupFunctionCount
         }
         if !ready {
             logging.logger.info(
                 "installing Depot's functions (missing or of another version)",
                 metadata: ["schema": "\(configuration.schema ?? "current")"])
-            let setup = SQLRenderer.postgresSetup(schema: configuration.schema)
+            let setup = PostgresDialect.setup(schema: configuration.schema)
             let renderer = SQLRenderer(dialect: .postgres)
             let schema = configuration.schema
             try await withWriter { connection in
@@ -322,12 +322,12 @@ public final class PostgresEngine: SQLEngine {
     /// Names this store as the transaction's writer, so the announcements its writes cause are
     /// recognised (and skipped) by this store's listener.
     public func transactionBegan(on connection: PostgresEngineConnection) async throws {
-        try await connection.execute(SQLRenderer.postgresMarkWriter(identity))
+        try await connection.execute(PostgresDialect.markWriter(identity))
     }
 
-    /// Gives `table` the trigger that announces its commits (`SQLRenderer.postgresAnnounceTrigger(for:)`).
+    /// Gives `table` the trigger that announces its commits (`PostgresDialect.announceTrigger(for:)`).
     public func adopt(_ table: TableDescription, on connection: PostgresEngineConnection) async throws {
-        try await connection.execute(SQLRenderer.postgresAnnounceTrigger(for: table.name))
+        try await connection.execute(PostgresDialect.announceTrigger(for: table.name))
     }
 
     /// Always `false`: PostgreSQL reads see tables as soon as they are committed.

@@ -77,7 +77,7 @@ extension SQLStore where Engine == PostgresEngine {
             throw DepotError(.invalidQuery, "dropSchema() needs a configured schema; none is set")
         }
         _ = try await engine.withWriter { connection in
-            try await connection.execute(SQLRenderer.postgresDropSchema(schema))
+            try await connection.execute(PostgresDialect.dropSchema(schema))
         }
         schemaChanged()
         engine.unprepare()

@@ -68,7 +68,7 @@ public final class SQLiteEngine: SQLEngine {
         }
     }
 
-    /// ``SQLiteDialect``.
+    /// `SQLiteDialect`.
     public var dialect: any SQLDialect { .sqlite }
 
     /// Nothing to prepare: functions are registered as each connection opens.
@@ -131,7 +131,7 @@ public final class SQLiteEngine: SQLEngine {
         // another process right after subscribing must show up as a change, not as the starting
         // point), without waiting here: this runs on a Swift concurrency thread, and the writer may
         // be inside a transaction that needs one.
-        let versionSQL = SQLRenderer.sqliteDataVersion.sql
+        let versionSQL = SQLiteDialect.dataVersion.sql
         let tablesSQL = SQLRenderer(dialect: .sqlite).catalogTables.sql
         let baseline = AsyncStream.makeStream(of: Int?.self)
         database.asyncWriteWithoutTransaction { db in

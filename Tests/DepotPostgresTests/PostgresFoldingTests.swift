@@ -218,12 +218,12 @@ struct PostgresReadsNeverWriteTests {
         let reader = try PostgresTestServer.readerStore(schema: schema)
         try await withCleanup { () async throws -> Void in
             try await writer.repository(TestAirport.self).insert(TestAirport.sample)
-            let check = SQLRenderer.postgresSetupCheck.sql
-                .replacingOccurrences(of: "$1", with: "'\(SQLRenderer.postgresSetupVersion)'")
+            let check = PostgresDialect.setupCheck.sql
+                .replacingOccurrences(of: "$1", with: "'\(PostgresDialect.setupVersion)'")
                 .replacingOccurrences(of: "count(*)", with: "count(*)::text")
             #expect(
                 try await PostgresTestServer.rawRows(check, schema: schema).first?[0]
-                    == String(SQLRenderer.postgresSetupFunctionCount))
+                    == String(PostgresDialect.setupFunctionCount))
             try await PostgresTestServer.grantReader(on: schema)
             #expect(try await reader.repository(TestAirport.self).count() == TestAirport.sample.count)
         } cleanup: {

@@ -287,9 +287,9 @@ struct SearchSQLGoldenTests {
         #expect(pg.contains { $0.contains("IF TG_OP = 'INSERT' THEN DELETE FROM \"app\".\"airports#name#words\"") })
         #expect(pg.contains { $0.hasPrefix("CREATE OR REPLACE FUNCTION \"app\".\"airports#name#words#index\"()") })
         // Depot's functions call no other function of Depot's: the caller's search_path does not matter.
-        #expect(SQLRenderer.postgresWordsFunction.contains("regexp_split_to_table((CASE WHEN octet_length(t)"))
-        #expect(SQLRenderer.postgresWordsFunction.contains("'[\\u0001-\\u002F"))
-        #expect(!SQLRenderer.postgresWordsFunction.contains("depot_fold("))
-        #expect(!SQLRenderer.postgresFoldDiacriticsFunction.contains("depot_fold("))
+        #expect(PostgresDialect.wordsFunction.contains("regexp_split_to_table((CASE WHEN octet_length(t)"))
+        #expect(PostgresDialect.wordsFunction.contains("'[\\u0001-\\u002F"))
+        #expect(!PostgresDialect.wordsFunction.contains("depot_fold("))
+        #expect(!PostgresDialect.foldDiacriticsFunction.contains("depot_fold("))
     }
 }

@@ -22,7 +22,7 @@ struct PostgresDialectGoldenTests {
 
     @Test("depot_fold is one inlinable SQL expression: ASCII lowered in C, then F replaces, one translate, NFC")
     func foldFunction() {
-        let function = SQLRenderer.postgresFoldFunction
+        let function = PostgresDialect.foldFunction
         #expect(function.hasPrefix("CREATE OR REPLACE FUNCTION depot_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE"))
         #expect(function.contains("CASE WHEN octet_length(t) = char_length(t) THEN lower(t COLLATE \"C\")"))
         #expect(!function.contains("STRICT"))  // a strict SQL function with a CASE body is not inlined
@@ -30,10 +30,10 @@ struct PostgresDialectGoldenTests {
         #expect(function.components(separatedBy: "replace(").count - 1 == several)
         #expect(function.components(separatedBy: "translate(").count - 1 == 1)
         #expect(function.contains("replace(normalize(t, NFC), 'ß', 'ss')"))
-        let setup = SQLRenderer.postgresSetup(schema: nil).map(\.sql)
+        let setup = PostgresDialect.setup(schema: nil).map(\.sql)
         #expect(setup.contains(function))
-        #expect(setup.contains("COMMENT ON FUNCTION depot_fold(text) IS '\(SQLRenderer.postgresSetupVersion)'"))
-        #expect(SQLRenderer.postgresSetupCheck.arguments == [.text(SQLRenderer.postgresSetupVersion)])
+        #expect(setup.contains("COMMENT ON FUNCTION depot_fold(text) IS '\(PostgresDialect.setupVersion)'"))
+        #expect(PostgresDialect.setupCheck.arguments == [.text(PostgresDialect.setupVersion)])
     }
 
     @Test("long IN lists bind one array literal, read by a hashed unnest subquery; quotes and backslashes escaped")

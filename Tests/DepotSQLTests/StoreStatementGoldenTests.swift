@@ -81,13 +81,13 @@ struct StoreStatementGoldenTests {
 
     @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's five functions, marked")
     func postgresSetup() {
-        let setup = SQLRenderer.postgresSetup(schema: "scratch").map(\.sql)
+        let setup = PostgresDialect.setup(schema: "scratch").map(\.sql)
         #expect(setup.count == 12)
         #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001)")
         #expect(setup[1] == "CREATE SCHEMA IF NOT EXISTS \"scratch\"")
-        #expect(setup[2] == SQLRenderer.postgresFoldFunction)
-        #expect(setup[3] == SQLRenderer.postgresFoldDiacriticsFunction)
-        #expect(setup[4] == SQLRenderer.postgresWordsFunction)
+        #expect(setup[2] == PostgresDialect.foldFunction)
+        #expect(setup[3] == PostgresDialect.foldDiacriticsFunction)
+        #expect(setup[4] == PostgresDialect.wordsFunction)
         #expect(
             setup[5]
                 == "CREATE OR REPLACE FUNCTION depot_distance(lat1 double precision, lon1 double precision, "
@@ -99,7 +99,7 @@ struct StoreStatementGoldenTests {
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$")
         #expect(setup[6].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
-        let version = SQLRenderer.postgresSetupVersion
+        let version = PostgresDialect.setupVersion
         #expect(
             Array(setup[7...]) == [
                 "COMMENT ON FUNCTION depot_fold(text) IS '\(version)'",
@@ -109,18 +109,18 @@ struct StoreStatementGoldenTests {
                     + "double precision) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_announce_commit() IS '\(version)'",
             ])
-        #expect(SQLRenderer.postgresSetup(schema: nil).count == 11)
+        #expect(PostgresDialect.setup(schema: nil).count == 11)
         #expect(
-            SQLRenderer.postgresSetupCheck.sql
+            PostgresDialect.setupCheck.sql
                 == "SELECT count(*) FROM pg_proc WHERE pronamespace = "
                 + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
                 + "AND proname IN ('depot_fold', 'depot_fold_diacritics', 'depot_words', 'depot_distance', 'depot_announce_commit') "
                 + "AND obj_description(oid, 'pg_proc') = $1")
-        #expect(SQLRenderer.postgresSetupFunctionCount == 5)
+        #expect(PostgresDialect.setupFunctionCount == 5)
         #expect(
-            SQLRenderer.postgresMarkWriter("id")
+            PostgresDialect.markWriter("id")
                 == SQLStatement(sql: "SELECT set_config('depot.writer', $1, true)", arguments: [.text("id")]))
-        #expect(SQLRenderer.postgresDropSchema("a\"b").sql == "DROP SCHEMA IF EXISTS \"a\"\"b\" CASCADE")
+        #expect(PostgresDialect.dropSchema("a\"b").sql == "DROP SCHEMA IF EXISTS \"a\"\"b\" CASCADE")
     }
 
     @Test("raw SQL steps are keyed by dialect name and keep the description their checksums were made of")

@@ -2,7 +2,7 @@ import Depot
 import Foundation
 
 /// PostgreSQL 13 or later. Folding and distance use the functions Depot installs in the store's
-/// schema (``SQLFunctions``, ``SQLRenderer/postgresSetup(schema:)``).
+/// schema (``SQLFunctions``, ``PostgresDialect/setup(schema:)``).
 public struct PostgresDialect: SQLDialect {
     /// PostgreSQL's dialect.
     public init() {}

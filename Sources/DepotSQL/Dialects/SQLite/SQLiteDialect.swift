@@ -260,6 +260,11 @@ public struct SQLiteDialect: SQLDialect {
         -> [String]?
     { nil }
 
+    // MARK: Change detection
+
+    /// A count that changes whenever another connection commits to the database.
+    public static let dataVersion = SQLStatement(sql: "PRAGMA data_version")
+
     /// No Depot kept folded copies on SQLite.
     public func dropLegacyFoldedCopy(of column: String, in table: String) -> String? { nil }
 }

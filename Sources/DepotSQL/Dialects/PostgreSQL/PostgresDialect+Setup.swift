@@ -1,0 +1,216 @@
+import Depot
+import Foundation
+
+extension PostgresDialect {
+    // MARK: - What Depot installs
+
+    /// The statements that make a PostgreSQL database ready for Depot, run in one transaction:
+    /// take the setup lock (concurrent `CREATE OR REPLACE FUNCTION`s collide), create `schema`
+    /// when one is configured, (re)define ``SQLFunctions/fold``, ``SQLFunctions/distance`` and
+    /// ``SQLFunctions/announceCommit``, and mark each with ``setupVersion``.
+    ///
+    /// A store runs them only when ``setupCheck`` finds a function missing or of another
+    /// version, so reads on a database Depot has set up never write.
+    public static func setup(schema: String?) -> [SQLStatement] {
+        let dialect = PostgresDialect()
+        var statements = [SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(SQLRenderer.setupLockKey))")]
+        if let schema {
+            statements.append(SQLStatement(sql: "CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
+        }
+        statements += installedFunctions.map { SQLStatement(sql: $0.definition) }
+        statements += installedFunctions.map {
+            SQLStatement(sql: "COMMENT ON FUNCTION \($0.signature) IS '\(setupVersion)'")
+        }
+        return statements
+    }
+
+    /// Counts Depot's functions of this version (``setupVersion``) in the connection's
+    /// current schema: ``setupFunctionCount`` when the database is ready.
+    public static let setupCheck = SQLStatement(
+        sql: "SELECT count(*) FROM pg_proc WHERE pronamespace = "
+            + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+            + "AND proname IN (\(installedFunctions.map { "'\($0.name)'" }.joined(separator: ", "))) "
+            + "AND obj_description(oid, 'pg_proc') = $1",
+        arguments: [.text(setupVersion)])
+
+    /// How many functions ``setupCheck`` counts in a ready database.
+    public static var setupFunctionCount: Int { installedFunctions.count }
+
+    /// The mark Depot's PostgreSQL functions carry (as their comment): a hash of their definitions,
+    /// so a database set up by a Depot whose functions differ is set up again.
+    public static let setupVersion: String = {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
+        for byte in installedFunctions.map(\.definition).joined(separator: "\n").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "depot " + String(hash, radix: 16)
+    }()
+
+    /// Each function Depot installs in PostgreSQL: its name, its signature (for `COMMENT ON`) and
+    /// its definition.
+    static let installedFunctions: [(name: String, signature: String, definition: String)] = [
+        (SQLFunctions.fold, "\(SQLFunctions.fold)(text)", foldFunction),
+        (SQLFunctions.foldDiacritics, "\(SQLFunctions.foldDiacritics)(text)", foldDiacriticsFunction),
+        (SQLFunctions.words, "\(SQLFunctions.words)(text)", wordsFunction),
+        (
+            SQLFunctions.distance,
+            "\(SQLFunctions.distance)(double precision, double precision, double precision, double precision)",
+            distanceFunction
+        ),
+        (SQLFunctions.announceCommit, "\(SQLFunctions.announceCommit)()", announceFunction),
+    ]
+
+    /// `depot_fold(text)` for PostgreSQL: `TextFolding.fold(_:)` as one inlinable SQL expression.
+    ///
+    /// ASCII text is lowered A–Z only (`lower(t COLLATE "C")`); other text is composed
+    /// (`normalize(t, NFC)`), its scalars that fold to several (status F: "ß" → "ss") replaced one
+    /// by one, those that fold to one (status C) mapped by a single `translate`, and the result
+    /// composed again, exactly as the Swift function does. Both come from
+    /// `TextFolding.caseFolding`, and a test compares them over every Unicode scalar.
+    public static var foldFunction: String {
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.fold)(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            + "PARALLEL SAFE AS $$ SELECT \(foldExpression("t")) $$"
+    }
+
+    /// The folding of `depot_fold`, as an expression over `text`. Depot's functions inline it
+    /// rather than call `depot_fold`: a function called from another resolves through the
+    /// *caller's* `search_path`, and a client whose path does not hold Depot's schema (psql's
+    /// default) could then not write a searchable table.
+    static func foldExpression(_ text: String) -> String {
+        "(CASE WHEN octet_length(\(text)) = char_length(\(text)) THEN lower(\(text) COLLATE \"C\") "
+            + "ELSE normalize(\(foldTranslation.replacingOccurrences(of: "\u{1}", with: text)), NFC) END)"
+    }
+
+    /// The replacements and translation of case folding over a placeholder (U+0001) for the text.
+    private static let foldTranslation: String = {
+        let several = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count > 1 }
+        let one = TextFolding.caseFolding.filter { $0.folded.unicodeScalars.count == 1 }
+        // The table holds neither quotes nor backslashes; escape quotes all the same.
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        var expression = "normalize(\u{1}, NFC)"
+        for entry in several {
+            expression = "replace(\(expression), \(literal(String(entry.scalar))), \(literal(entry.folded)))"
+        }
+        var from = String.UnicodeScalarView()
+        var to = String.UnicodeScalarView()
+        for entry in one {
+            from.append(entry.scalar)
+            to.append(contentsOf: entry.folded.unicodeScalars)
+        }
+        return "translate(\(expression), \(literal(String(from))), \(literal(String(to))))"
+    }()
+
+    /// `depot_fold_diacritics(text)` for PostgreSQL: ``foldFunction``'s folding, then one
+    /// `translate` mapping each letter with diacritics to its base letter and deleting combining
+    /// marks, both from `TextFolding.diacritics`, as the Swift function does.
+    public static let foldDiacriticsFunction: String = {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        var from = String.UnicodeScalarView()
+        var to = String.UnicodeScalarView()
+        for (scalar, base) in TextFolding.diacritics.mapped {
+            from.append(scalar)
+            to.append(base)
+        }
+        // translate deletes the characters of `from` that have none in `to`: the marks come last.
+        for mark in TextFolding.diacritics.removed { from.append(mark) }
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
+            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT translate(\(foldExpression("t")), \(literal(String(from))), "
+            + "\(literal(String(to)))) $$"
+    }()
+
+    static var distanceFunction: String {
+        let radians = "(pi() / 180.0::float8)"
+        let half = { (difference: String) in "sin(((\(difference)) * \(radians)) / 2.0::float8)" }
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.distance)("
+            + "lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision) "
+            + "RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ "
+            + "SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
+            + "\(half("lat2 - lat1")) * \(half("lat2 - lat1")) "
+            + "+ cos(lat1 * \(radians)) * cos(lat2 * \(radians)) "
+            + "* \(half("lon2 - lon1")) * \(half("lon2 - lon1"))))) $$"
+    }
+
+    static var announceFunction: String {
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.announceCommit)() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            + "BEGIN PERFORM pg_notify('\(SQLFunctions.commitChannel)', TG_TABLE_SCHEMA || chr(31) "
+            + "|| coalesce(current_setting('\(SQLFunctions.writerSetting)', true), '') || chr(31) "
+            + "|| TG_TABLE_NAME); RETURN NULL; END $$"
+    }
+
+    /// Gives `table` the trigger that announces its commits, unless it has it already (a table
+    /// created by an older Depot or by hand); safe against a concurrent store doing the same.
+    public static func announceTrigger(for table: String) -> SQLStatement {
+        let name = PostgresDialect().quote(table)
+        let literal = name.replacingOccurrences(of: "'", with: "''")
+        let channel = SQLFunctions.commitChannel
+        return SQLStatement(
+            sql: "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '\(literal)'::regclass "
+                + "AND tgname = '\(channel)') THEN CREATE TRIGGER \(channel) AFTER INSERT OR UPDATE OR DELETE "
+                + "OR TRUNCATE ON \(name) FOR EACH STATEMENT EXECUTE FUNCTION \(SQLFunctions.announceCommit)(); "
+                + "END IF; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    }
+
+    /// Names the transaction's writer as `identity`, so the announcements its writes cause are
+    /// recognised (and skipped) by the store that made them.
+    public static func markWriter(_ identity: String) -> SQLStatement {
+        SQLStatement(sql: "SELECT set_config('\(SQLFunctions.writerSetting)', $1, true)", arguments: [.text(identity)])
+    }
+
+    /// Drops `schema` and everything in it.
+    public static func dropSchema(_ schema: String) -> SQLStatement {
+        SQLStatement(sql: "DROP SCHEMA IF EXISTS \(PostgresDialect().quote(schema)) CASCADE")
+    }
+
+    /// `depot_words(text)` for PostgreSQL: the distinct words of the folded text, split at
+    /// `TextSearch.separators` (one regular expression built from them).
+    public static let wordsFunction: String = {
+        func escape(_ value: UInt32) -> String {
+            value > 0xFFFF ? String(format: "\\U%08X", value) : String(format: "\\u%04X", value)
+        }
+        let ranges = TextSearch.separators.map { range in
+            // PostgreSQL text holds no U+0000.
+            let low = Swift.max(range.lowerBound, 1)
+            return low == range.upperBound ? escape(low) : escape(low) + "-" + escape(range.upperBound)
+        }.joined()
+        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.words)(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE "
+            + "PARALLEL SAFE AS $$ SELECT DISTINCT w FROM regexp_split_to_table(\(foldExpression("t")), "
+            + "'[\(ranges)]+') AS w WHERE w <> '' $$"
+    }()
+}
+
+extension PredicateNode {
+    /// The (table, column) pairs whose search index the predicate reads, subqueries included.
+    package func searchedColumns(of table: TableDescription) -> [(table: TableDescription, column: String)] {
+        switch self {
+        case .matches(let column, _, _): return [(table, column)]
+        case .and(let nodes), .or(let nodes): return nodes.flatMap { $0.searchedColumns(of: table) }
+        case .not(let node): return node.searchedColumns(of: table)
+        case .isInSubquery(_, let subquery): return subquery.predicate?.searchedColumns(of: subquery.table) ?? []
+        default: return []
+        }
+    }
+}
+
+/// The check SQL stores run before a query that searches: the search index must exist.
+package enum SearchIndexCheck {
+    /// Throws unless every search index `predicate` and `ordering` read exists (`exists` answers
+    /// for a word table).
+    package static func require(
+        _ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription,
+        exists: (TableDescription) async throws -> Bool
+    ) async throws {
+        var searched = predicate?.searchedColumns(of: table) ?? []
+        for term in ordering {
+            if case .relevance(let column, _, _) = term { searched.append((table, column)) }
+        }
+        for (table, column) in searched {
+            guard try await exists(TextSearch.wordTable(for: table, column: column)) else {
+                throw DepotError(
+                    .invalidQuery,
+                    "searching \(table.entityName).\(column) (table '\(table.name)') needs its search index: add "
+                        + "`.createSearchIndex(\(table.entityName).self, \\.\(column))` to a migration",
+                    table: table.name, column: column)
+            }
+        }
+    }
+}
