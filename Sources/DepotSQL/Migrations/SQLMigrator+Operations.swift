@@ -7,10 +7,10 @@ extension SQLMigrator {
         _ operation: MigrationOperation, _ session: any SQLMigrationSession, _ writer: any StoreWriter
     ) async throws {
         let dialect = session.dialect
-        let q = dialect.quote
+        let renderer = SQLRenderer(dialect: dialect)
         switch operation.action {
         case .createTable(let table):
-            for statement in SQLRenderer(dialect: dialect).createTableWithIndexes(table) {
+            for statement in renderer.createTableWithIndexes(table) {
                 try await session.execute(statement)
             }
             try await session.adopt(table)
@@ -19,13 +19,13 @@ extension SQLMigrator {
             for column in try await searchIndexes(of: table, session) {
                 try await dropSearchIndex(table, column, session)
             }
-            try await session.execute("DROP TABLE \(q(table))")
+            try await session.execute(renderer.dropTable(table))
         case .renameTable(let from, let to):
             guard try await columns(of: to, session).isEmpty else {
                 throw DepotError(.migration, "table '\(to)' exists already", table: to)
             }
             try await keepingSearchIndexes(of: from, renamedTo: to, session) {
-                try await session.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+                try await session.execute(renderer.renameTable(from, to: to))
             }
         case .addColumn(let table, let column, let value):
             if !column.isNullable && value == nil {
@@ -35,20 +35,17 @@ extension SQLMigrator {
                     table: table, column: column.name)
             }
             try await requireColumns(absent: [column.name], in: table, session)
-            var sql = "ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(dialect.typeName(column.type))"
-            if let value, !value.isNull { sql += " DEFAULT " + (try literal(value, dialect)) }
-            if !column.isNullable { sql += " NOT NULL" }
-            try await session.execute(sql)
+            try await session.execute(try renderer.addColumn(column, to: table, default: value))
         case .dropColumn(let table, let column):
             try await requireColumns(present: [column], in: table, session)
             try await keepingSearchIndexes(of: table, dropping: column, session) {
-                try await session.execute("ALTER TABLE \(q(table)) DROP COLUMN \(q(column))")
+                try await session.execute(renderer.dropColumn(column, from: table))
             }
             try await dropLegacyFoldedCopy(of: column, in: table, session)
         case .renameColumn(let table, let from, let to):
             try await requireColumns(present: [from], absent: [to], in: table, session)
             try await keepingSearchIndexes(of: table, renaming: [from: to], session) {
-                try await session.execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(from)) TO \(q(to))")
+                try await session.execute(renderer.renameColumn(from, to: to, in: table))
             }
             try await dropLegacyFoldedCopy(of: from, in: table, session)
         case .alterColumn(let table, let column):
@@ -56,9 +53,9 @@ extension SQLMigrator {
                 try await alterColumn(table, column, session)
             }
         case .createIndex(let index):
-            try await session.execute(SQLRenderer(dialect: dialect).createIndex(index))
+            try await session.execute(renderer.createIndex(index))
         case .dropIndex(let name):
-            try await session.execute("DROP INDEX \(q(name))")
+            try await session.execute(renderer.dropIndex(name))
         case .createSearchIndex(let table, let column):
             let stored = try await columns(of: table.name, session)
             guard !stored.isEmpty else { throw DepotError(.migration, "no table '\(table.name)'", table: table.name) }
@@ -73,25 +70,6 @@ extension SQLMigrator {
             try await session.executeScript(text)
         case .data(_, let body):
             try await body(Transaction(writer: writer))
-        }
-    }
-
-    /// A value as an SQL literal, for `DEFAULT` clauses (DDL takes no parameters).
-    static func literal(_ value: StoredValue, _ dialect: any SQLDialect) throws -> String {
-        switch value {
-        case .null: return "NULL"
-        case .bool(let flag): return dialect.literal(flag)
-        case .integer(let number): return String(number)
-        case .double(let number):
-            guard number.isFinite else { throw DepotError(.migration, "a default of \(number) cannot be stored") }
-            return "\(number)"
-        case .decimal(let number): return dialect.literal(number)
-        case .text(let text): return dialect.literal(text)
-        case .blob, .date, .uuid:
-            throw DepotError(
-                .migration,
-                "a default of kind \(value.excerpt) is not supported in DDL; add the column as nullable "
-                    + "and fill it with a data step")
         }
     }
 
@@ -146,12 +124,9 @@ extension SQLMigrator {
     static func checkConvertible(
         _ table: String, _ column: TableDescription.ColumnDescription, _ session: any SQLMigrationSession
     ) async throws {
-        let q = session.dialect.quote
+        let renderer = SQLRenderer(dialect: session.dialect)
         if !column.isNullable {
-            let nulls = try await session.texts(
-                SQLStatement(
-                    sql: "SELECT CAST(count(*) AS text) FROM \(q(table)) WHERE \(q(column.name)) IS NULL", arguments: []
-                ))
+            let nulls = try await session.texts(renderer.countNulls(in: column.name, of: table))
             if let count = nulls.first?.first ?? nil, count != "0" {
                 throw DepotError(
                     .migration,
@@ -160,10 +135,7 @@ extension SQLMigrator {
             }
         }
         guard column.type == .integer || column.type == .double else { return }
-        let values = try await session.texts(
-            SQLStatement(
-                sql: "SELECT CAST(\(q(column.name)) AS text) FROM \(q(table)) WHERE \(q(column.name)) IS NOT NULL",
-                arguments: []))
+        let values = try await session.texts(renderer.nonNullTexts(of: column.name, in: table))
         var bad = 0
         var example: String?
         for row in values {

@@ -96,17 +96,16 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         defer { schemaChanged() }
         try await withWriter { session in
             try await session.lockForMigration()
-            let cascade = session.dialect.dropTableCascade
             for row in try await session.texts(session.renderer.catalogTables) {
                 guard let name = row.first ?? nil else { continue }
-                try await session.execute("DROP TABLE IF EXISTS \(session.dialect.quote(name))\(cascade)")
+                try await session.execute(session.renderer.eraseTable(name))
             }
             // Functions of search indexes outlive their tables (PostgreSQL): drop them too, so the
             // database is as new and an index created again finds no function in its way.
             if let leftovers = session.renderer.searchIndexFunctions {
                 for row in try await session.texts(leftovers) {
                     guard let function = row.first ?? nil else { continue }
-                    try await session.execute("DROP FUNCTION IF EXISTS \(function)")
+                    try await session.execute(session.renderer.dropFunction(function))
                 }
             }
         }
@@ -125,24 +124,17 @@ extension SQLStore: MigratableStore, MigrationTransactions {
 
 /// The ledger of applied migrations, the same table on every SQL store.
 enum SQLMigrator {
-    static let ledger = "depot_migrations"
+    static let ledger = SQLRenderer.ledger
 
     static func ensureLedger(_ session: any SQLMigrationSession) async throws {
-        let dialect = session.dialect
-        try await session.execute(
-            "CREATE TABLE IF NOT EXISTS \(dialect.quote(ledger)) (\"version\" \(dialect.typeName(.integer)) NOT NULL "
-                + "PRIMARY KEY, \"name\" text NOT NULL, \"checksum\" text NOT NULL)")
+        try await session.execute(SQLRenderer(dialect: session.dialect).createLedger)
     }
 
     static func readLedger(_ session: any SQLMigrationSession) async throws -> [AppliedMigration] {
-        let dialect = session.dialect
-        let exists = try await session.texts(SQLRenderer(dialect: dialect).catalogTableExists(ledger))
+        let renderer = SQLRenderer(dialect: session.dialect)
+        let exists = try await session.texts(renderer.catalogTableExists(ledger))
         guard exists.first?.first.flatMap({ $0 }).flatMap({ Int($0) }) ?? 0 > 0 else { return [] }
-        return try await session.texts(
-            SQLStatement(
-                sql: "SELECT CAST(\"version\" AS text), \"name\", \"checksum\" FROM \(dialect.quote(ledger)) "
-                    + "ORDER BY \"version\"", arguments: [])
-        ).map { row in
+        return try await session.texts(renderer.readLedger).map { row in
             AppliedMigration(version: Int(row[0] ?? "") ?? 0, name: row[1] ?? "", checksum: row[2] ?? "")
         }
     }
@@ -153,18 +145,11 @@ extension SQLWriter: MigrationSession {
 
     package func record(_ step: Migration, version: Int) async throws {
         try await SQLMigrator.ensureLedger(self)
-        try await execute(
-            SQLStatement(
-                sql: "INSERT INTO \(dialect.quote(SQLMigrator.ledger)) (\"version\", \"name\", \"checksum\") VALUES ("
-                    + "\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))",
-                arguments: [.integer(Int64(version)), .text(step.name), .text(step.checksum)]))
+        try await execute(renderer.recordMigration(version: version, name: step.name, checksum: step.checksum))
     }
 
     package func unrecord(version: Int) async throws {
-        try await execute(
-            SQLStatement(
-                sql: "DELETE FROM \(dialect.quote(SQLMigrator.ledger)) WHERE \"version\" = " + dialect.placeholder(1),
-                arguments: [.integer(Int64(version))]))
+        try await execute(renderer.unrecordMigration(version: version))
     }
 
     package func apply(_ operation: MigrationOperation) async throws {

@@ -12,12 +12,10 @@ extension SQLMigrator {
         _ table: String, changing column: TableDescription.ColumnDescription, stored: [CatalogColumn],
         _ session: any SQLMigrationSession
     ) async throws {
-        let dialect = session.dialect
+        let dialect = SQLiteDialect()
+        let renderer = SQLRenderer(dialect: dialect)
         let q = dialect.quote
-        let entries = try await session.texts(
-            SQLStatement(
-                sql: "SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
-                arguments: [.text(table)]))
+        let entries = try await session.texts(SQLiteDialect.definitions(of: table))
         guard let created = entries.first(where: { $0.first == "table" })?.last ?? nil else {
             throw DepotError(.migration, "table '\(table)' has no definition in sqlite_master", table: table)
         }
@@ -32,18 +30,18 @@ extension SQLMigrator {
         let values = stored.map { existing in
             existing.name == column.name ? sqliteCast(q(existing.name), to: column.type) : q(existing.name)
         }.joined(separator: ", ")
-        try await session.execute("INSERT INTO \(q(rebuilt)) (\(names)) SELECT \(values) FROM \(q(table))")
-        try await session.execute("DROP TABLE \(q(table))")
+        try await session.execute(SQLiteDialect.copyRows(into: rebuilt, from: table, columns: names, values: values))
+        try await session.execute(renderer.dropTable(table))
         // The legacy rename leaves views and triggers that name the table alone: they name it again
         // once the new table has its name.
-        try await session.execute("PRAGMA legacy_alter_table = ON")
+        try await session.execute(SQLiteDialect.legacyAlterTable(true))
         do {
-            try await session.execute("ALTER TABLE \(q(rebuilt)) RENAME TO \(q(table))")
+            try await session.execute(renderer.renameTable(rebuilt, to: table))
         } catch {
-            try? await session.execute("PRAGMA legacy_alter_table = OFF")
+            try? await session.execute(SQLiteDialect.legacyAlterTable(false))
             throw error
         }
-        try await session.execute("PRAGMA legacy_alter_table = OFF")
+        try await session.execute(SQLiteDialect.legacyAlterTable(false))
         for statement in dependents { try await session.execute(SQLStatement(sql: statement)) }
     }
 
@@ -60,4 +58,25 @@ extension SQLMigrator {
         case .blob, .uuid: expression
         }
     }
+}
+
+extension SQLiteDialect {
+    /// The definitions `sqlite_master` holds for `table` — the table's, its indexes' and its
+    /// triggers' — as rows of type and SQL, in the order they were created.
+    public static func definitions(of table: String) -> SQLStatement {
+        SQLStatement(
+            sql: "SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
+            arguments: [.text(table)])
+    }
+
+    /// Copies every row of `table` into `target`: `columns` (quoted, joined) from `values` (the
+    /// expressions reading them, converting the changed column).
+    public static func copyRows(into target: String, from table: String, columns: String, values: String) -> String {
+        let dialect = SQLiteDialect()
+        return "INSERT INTO \(dialect.quote(target)) (\(columns)) SELECT \(values) FROM \(dialect.quote(table))"
+    }
+
+    /// `PRAGMA legacy_alter_table`: on, a rename leaves views and triggers that name the table as
+    /// they are.
+    public static func legacyAlterTable(_ on: Bool) -> String { "PRAGMA legacy_alter_table = \(on ? "ON" : "OFF")" }
 }
