@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (the DocC catalogs; .ci/run builds them).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -96,8 +97,9 @@ let package = Package(
         .target(
             name: "AirportsExample",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotSync",
+                "Depot", "DepotSQLite", "DepotHTTP", "DepotSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -106,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "airports",
             dependencies: [
-                "AirportsExample", "DepotSQLite", "DepotPostgres", "DepotHTTP",
+                "AirportsExample", "Depot", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
