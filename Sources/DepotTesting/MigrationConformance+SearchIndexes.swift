@@ -152,6 +152,26 @@ private func declaredIndexes(_ store: any MigratableStore, on table: String) asy
 
 extension MigrationConformance {
     static let searchLifecycleCases: [MigrationCase] = [
+        MigrationCase("observers of a renamed and rebuilt table see writes by this store and by another one") { open in
+            let store = try await open()
+            let steps = Migrations([
+                Migration("1", [.createTable(Member.self)]),
+                Migration(
+                    "2", [.renameColumn("mail", to: "email", in: "members"), .renameTable("members", to: "people")]),
+                Migration("3", [.alterColumn("team", to: .text, nullable: true, in: "people")]),
+            ])
+            try await store.migrate(Migrations(Array(steps.steps.prefix(1))))
+            try await store.repository(Member.self).insert(Member(id: "a", mail: "a@x", team: 1))
+            try await store.migrate(steps)
+            let people = store.repository(Person.self)
+            var observed = people.observe(orderBy: [.ascending(\.id)]).makeAsyncIterator()
+            #expect(try await observed.next()?.map(\.id) == ["a"])
+            try await people.insert(Person(id: "b", email: "b@x", team: "t"))
+            #expect(try await observed.next()?.map(\.id) == ["a", "b"], "a write through the store itself")
+            let other = try await open()
+            try await other.repository(Person.self).insert(Person(id: "c", email: "c@x", team: nil))
+            #expect(try await observed.next()?.map(\.id) == ["a", "b", "c"], "a write through another store")
+        },
         MigrationCase("declared and unique indexes follow renames and a rebuild: duplicates still refused") { open in
             let store = try await open()
             var steps = [
