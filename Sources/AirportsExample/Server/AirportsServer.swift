@@ -390,6 +390,10 @@ struct AirportsRoutes: Sendable {
 
 /// A query string read as a form (`+` is a space, `%XX` escapes), refusing unknown and repeated
 /// parameters by name.
+///
+/// Not Hummingbird's `request.uri.queryParameters` (2.28): it leaves `+` as `+` (a browser's
+/// `q=san+jose` would search for "san+jose"), does not decode names, and keeps a malformed `%`
+/// escape as raw text where this API answers 400 naming it.
 struct QueryParameters {
     private var values: [String: String] = [:]
 
