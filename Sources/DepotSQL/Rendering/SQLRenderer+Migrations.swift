@@ -25,7 +25,7 @@ extension SQLRenderer {
     /// `ALTER TABLE … ADD COLUMN` for `column`, filling existing rows with `value` (a `DEFAULT`
     /// literal: DDL takes no parameters).
     ///
-    /// - Throws: A ``DepotError`` of kind `.migration` for a default DDL cannot spell (a blob,
+    /// - Throws: A `DepotError` of kind `.migration` for a default DDL cannot spell (a blob,
     ///   date or UUID, a double that is not finite).
     public func addColumn(
         _ column: TableDescription.ColumnDescription, to table: String, default value: StoredValue?
@@ -64,7 +64,7 @@ extension SQLRenderer {
 
     /// `value` as a literal of this dialect, for `DEFAULT` clauses.
     ///
-    /// - Throws: A ``DepotError`` of kind `.migration` for a value DDL cannot spell.
+    /// - Throws: A `DepotError` of kind `.migration` for a value DDL cannot spell.
     public func literal(_ value: StoredValue) throws -> String {
         switch value {
         case .null: return "NULL"
