@@ -31,6 +31,11 @@ extension RawDatabase {
             case .text(let text): bind(statement, position, text)
             case .integer(let number): sqlite3_bind_int64(statement, position, number)
             case .double(let number): sqlite3_bind_double(statement, position, number)
+            // Text operators compare bytes on SQLite: their needle binds as a blob.
+            case .blob(let bytes):
+                _ = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), transient)
+                }
             default: preconditionFailure("no search statement binds \(value)")
             }
         }
