@@ -155,9 +155,6 @@ extension SQLDialect where Self == PostgresDialect {
 }
 
 extension SQLDialect {
-    /// Whether `other` is the same engine's dialect.
-    public func isSame(as other: any SQLDialect) -> Bool { name == other.name }
-
     /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
     /// are doubled all the same.
     public func quote(_ identifier: String) -> String {

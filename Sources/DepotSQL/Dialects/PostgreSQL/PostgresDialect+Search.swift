@@ -18,7 +18,9 @@ extension PostgresDialect {
     /// The word table in `schema` (words cut to what a B-tree entry holds), the words of the
     /// rows there are, its indexes, one trigger function and the row and `TRUNCATE` triggers
     /// that call it. Every name is qualified with `schema`, so writers with any `search_path`
-    /// keep the index.
+    /// keep the index. Stores always pass their schema (the migrator refuses, naming it, a
+    /// connection with no current schema); `nil` renders unqualified names, which resolve through
+    /// each writer's own `search_path`.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         let (words, name, base, key, text, keyType) = searchIndexNames(table, column)
         let prefix = schema.map { quote($0) + "." } ?? ""
