@@ -14,6 +14,9 @@ import Foundation
 /// try await airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Oslo Gardermoen")])
 /// // one transaction: UPDATE "airports" … ; INSERT INTO "depot_sync_outbox" … -- {"name": …}
 /// ```
+///
+/// It runs no hand-written SQL (DepotSQL's `sql`): the outbox would miss what a statement writes.
+/// Read with SQL through ``base`` when it is a SQL store; write through repositories.
 public final class SyncedStore: Store {
     /// The store underneath (writes through it are not recorded).
     public let base: any Store
@@ -50,17 +53,6 @@ public final class SyncedStore: Store {
     /// Aggregates in the base store.
     public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
         try await base.aggregate(query)
-    }
-
-    /// Runs a statement on the base store.
-    public func rows(_ statement: SQL) async throws -> SQLRows { try await base.rows(statement) }
-
-    /// Runs a statement on the base store, shaped as `table`.
-    public func scan<Result: Sendable>(
-        _ statement: SQL, shapedAs table: TableDescription,
-        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
-    ) async throws -> Result {
-        try await base.scan(statement, shapedAs: table, read)
     }
 }
 
@@ -178,15 +170,6 @@ struct RecordingWriter: StoreWriter {
     func count(_ query: SelectQuery) async throws -> Int { try await base.count(query) }
 
     func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] { try await base.aggregate(query) }
-
-    func rows(_ statement: SQL) async throws -> SQLRows { try await base.rows(statement) }
-
-    func scan<Result: Sendable>(
-        _ statement: SQL, shapedAs table: TableDescription,
-        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
-    ) async throws -> Result {
-        try await base.scan(statement, shapedAs: table, read)
-    }
 }
 
 /// Whole rows read by key or predicate, as stored values in the table's column order.

@@ -1,4 +1,5 @@
 import Depot
+import DepotSQL
 import Foundation
 import Testing
 
@@ -72,21 +73,18 @@ private func searchAgrees<Root: Entity>(
 /// functions), on a store that runs SQL; `nil` on one that does not.
 private func leftovers(_ store: any MigratableStore, _ prefix: String) async throws -> [String]? {
     let pattern = prefix + "#%"
-    do {
-        return try await store.sql(
-            SQL(
-                sqlite: "SELECT name FROM sqlite_master WHERE name LIKE \(pattern)",
-                postgres: "SELECT relname::text FROM pg_class WHERE relname LIKE \(pattern) AND relnamespace = "
-                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
-                    + "UNION ALL SELECT proname::text FROM pg_proc WHERE proname LIKE \(pattern) AND pronamespace = "
-                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
-                    + "UNION ALL SELECT tgname::text FROM pg_trigger WHERE tgname LIKE \(pattern) AND tgrelid IN "
-                    + "(SELECT oid FROM pg_class WHERE relnamespace = "
-                    + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()))"),
-            decoding: String.self)
-    } catch let error as DepotError where error.message.contains("runs no SQL") {
-        return nil
-    }
+    guard let store = store as? any SQLRunning else { return nil }
+    return try await store.sql(
+        SQL(
+            sqlite: "SELECT name FROM sqlite_master WHERE name LIKE \(pattern)",
+            postgres: "SELECT relname::text FROM pg_class WHERE relname LIKE \(pattern) AND relnamespace = "
+                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+                + "UNION ALL SELECT proname::text FROM pg_proc WHERE proname LIKE \(pattern) AND pronamespace = "
+                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+                + "UNION ALL SELECT tgname::text FROM pg_trigger WHERE tgname LIKE \(pattern) AND tgrelid IN "
+                + "(SELECT oid FROM pg_class WHERE relnamespace = "
+                + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()))"),
+        decoding: String.self)
 }
 
 /// Expects no catalog name under `prefix#` on a store that runs SQL; the in-memory store has no
@@ -137,17 +135,14 @@ private struct RenamedMember: Entity, Equatable {
 
 /// The declared (non-key) indexes on `table`, on a store that runs SQL; `nil` on one that does not.
 private func declaredIndexes(_ store: any MigratableStore, on table: String) async throws -> [String]? {
-    do {
-        return try await store.sql(
-            SQL(
-                sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = \(table) "
-                    + "AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name",
-                postgres: "SELECT indexname::text FROM pg_indexes WHERE tablename = \(table) "
-                    + "AND schemaname = current_schema() AND indexname NOT LIKE '%pkey' ORDER BY indexname"),
-            decoding: String.self)
-    } catch let error as DepotError where error.message.contains("runs no SQL") {
-        return nil
-    }
+    guard let store = store as? any SQLRunning else { return nil }
+    return try await store.sql(
+        SQL(
+            sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = \(table) "
+                + "AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name",
+            postgres: "SELECT indexname::text FROM pg_indexes WHERE tablename = \(table) "
+                + "AND schemaname = current_schema() AND indexname NOT LIKE '%pkey' ORDER BY indexname"),
+        decoding: String.self)
 }
 
 extension MigrationConformance {

@@ -171,11 +171,7 @@ struct AirportsServerTests {
                     Migration(
                         "corrupt ENGM",
                         [
-                            .sql([
-                                RawSQL(
-                                    dialect: "sqlite",
-                                    script: "UPDATE airports SET elevation = 'abc' WHERE icao = 'ENGM'")
-                            ])
+                            .sql(sqlite: "UPDATE airports SET elevation = 'abc' WHERE icao = 'ENGM'")
                         ])
                 ]))
             let answer = try await RawHTTP.get(server, "/airports/ENGM")

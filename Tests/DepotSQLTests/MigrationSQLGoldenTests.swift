@@ -72,6 +72,14 @@ struct MigrationSQLGoldenTests {
         }
     }
 
+    @Test("a raw SQL step keeps the checksum ledgers recorded before raw SQL moved out of the core")
+    func rawSQLChecksum() {
+        let step = Migration("2 seed", [.sql(sqlite: "INSERT INTO ports (code) VALUES ('ENGM')")])
+        #expect(step.operations[0].description == "sql sqlite: INSERT INTO ports (code) VALUES ('ENGM') postgres: -")
+        // FNV-1a 64 of the name and that description, as every earlier version computed it.
+        #expect(step.checksum == "ad74f5d092b282c5")
+    }
+
     @Test("the ledger: one table keyed by version, read in order, rows recorded and forgotten by bound values")
     func ledger() {
         #expect(

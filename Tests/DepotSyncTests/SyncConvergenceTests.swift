@@ -169,8 +169,9 @@ struct SyncConvergenceTests {
                 }
             }
             // Applied once each: one change-log row per applied push, whatever was delivered twice.
-            let pushes = try await serverStore.rows("SELECT COUNT(*) FROM airport_pushes").rows.first?.first
-            let changes = try await serverStore.rows("SELECT COUNT(*) FROM airport_changes").rows.first?.first
+            let sql = try #require(serverStore as? any SQLRunning, "the server store runs SQL")
+            let pushes = try await sql.sql("SELECT COUNT(*) FROM airport_pushes").rows.first?.first
+            let changes = try await sql.sql("SELECT COUNT(*) FROM airport_changes").rows.first?.first
             #expect(pushes == changes)
             for transport in transports { injected.merge(transport.faults, uniquingKeysWith: +) }
         }

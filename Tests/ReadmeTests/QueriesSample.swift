@@ -1,6 +1,7 @@
 // The README's query samples, verbatim between the markers (ReadmeSampleTests checks them);
 // SampleRunTests runs them on every store kind it has and checks their answers.
 import Depot
+import DepotSQL
 
 struct CountryStats: Equatable {
     var country: String
@@ -63,7 +64,7 @@ struct CountryCount: Decodable, Sendable {
     var n: Int
 }
 
-func sqlTour(store: some Store) async throws -> [CountryCount] {
+func sqlTour(store: some SQLRunning) async throws -> [CountryCount] {
     let minimum = 1_000.0
     // readme:begin
     // Values are always bound; tables and columns come from the schema, quoted.

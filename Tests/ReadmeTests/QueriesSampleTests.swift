@@ -69,7 +69,7 @@ struct QueriesSampleTests {
         }
     }
 
-    @Test("the SQL tour runs on SQLite; the in-memory store refuses it by name")
+    @Test("the SQL tour runs on SQLite; the in-memory store does not offer SQL")
     func sqlTourRunsOnSQLite() async throws {
         let store = try SQLiteStore.temporary()
         try await store.repository(Country.self).insert(
@@ -78,8 +78,8 @@ struct QueriesSampleTests {
         let counts = try await sqlTour(store: store)
         #expect(counts.map(\.country) == ["NO", "SE", "DK"])
         #expect(counts.map(\.n) == [3, 2, 1])
-        let error = await #expect(throws: DepotError.self) { try await sqlTour(store: InMemoryStore()) }
-        #expect(error?.kind == .invalidQuery)
+        let memory: any Store = InMemoryStore()
+        #expect(!(memory is any SQLRunning))
     }
 
     @Test("the SQL the README shows for the grouping and the update is the SQL the renderer writes")

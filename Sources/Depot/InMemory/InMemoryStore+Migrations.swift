@@ -80,8 +80,9 @@ extension InMemoryWriter: MigrationSession {
         switch operation.action {
         case .data(_, let body):
             try await body(Transaction(writer: self))
-        case .sql:
-            throw DepotError(.migration, "raw SQL cannot run on the in-memory store")
+        case .storeSpecific(let specific):
+            throw DepotError(
+                .migration, "the in-memory store cannot carry out '\(specific)' (raw SQL runs on SQL stores)")
         default:
             try withActive { state in
                 var database = state.database
@@ -182,7 +183,7 @@ extension InMemoryDatabase {
             // Searches need no index here: the shape is checked as SQL stores check it.
             let table = try existing(description.name)
             try TextSearch.checkIndexable(table.description, column: column)
-        case .sql, .data:
+        case .storeSpecific, .data:
             break  // carried out by the session
         }
     }

@@ -115,7 +115,7 @@ extension Store {
 
 /// An open transaction, handed to the closure of `store.write { tx in … }`.
 public struct Transaction: Sendable {
-    let writer: any StoreWriter
+    let writer: SerializedWriter
 
     /// The transaction `writer` belongs to (for stores and migrations).
     package init(writer: any StoreWriter) {

@@ -11,7 +11,7 @@ final class SerializedWriter: StoreWriter {
 
     init(_ base: any StoreWriter) { self.base = base }
 
-    private func exclusive<T>(_ body: () async throws -> T) async throws -> T {
+    func exclusive<T>(_ body: () async throws -> T) async throws -> T {
         if lock.isHeldByCurrentTask { return try await body() }
         return try await lock.withLock(body)
     }
@@ -30,17 +30,6 @@ final class SerializedWriter: StoreWriter {
         try await exclusive { try await base.aggregate(query) }
     }
 
-    func rows(_ statement: SQL) async throws -> SQLRows {
-        try await exclusive { try await base.rows(statement) }
-    }
-
-    func scan<Result: Sendable>(
-        _ statement: SQL, shapedAs table: TableDescription,
-        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
-    ) async throws -> Result {
-        try await exclusive { try await base.scan(statement, shapedAs: table, read) }
-    }
-
     func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
         try await exclusive { try await base.write(rows, into: table, mode: mode) }
     }
@@ -55,5 +44,14 @@ final class SerializedWriter: StoreWriter {
 
     func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         try await exclusive { try await base.savepoint { _ in try await body(self) } }
+    }
+}
+
+extension Transaction {
+    /// Runs `body` with the store's own writer of this transaction, in turn with the transaction's
+    /// other calls (for capabilities a module adds to some stores' writers, such as DepotSQL's
+    /// hand-written SQL).
+    package func withWriter<T>(_ body: (any StoreWriter) async throws -> T) async throws -> T {
+        try await writer.exclusive { try await body(writer.base) }
     }
 }

@@ -6,7 +6,7 @@ extension Schema {
     /// Rows are built in place in chunks of raw memory and moved into the array once at the end:
     /// the per-row work calls no generic code (each generic call there costs runtime metadata
     /// lookups), and the peak memory matches an array's own growth.
-    func decodeAll(_ cursor: inout any StoreCursor) throws -> [Root] {
+    package func decodeAll(_ cursor: inout any StoreCursor) throws -> [Root] {
         guard codec != nil || (customDecode == nil && decodesInPlace) else {
             return try decodeRows(&cursor, width: columns.count) { try decode($0) }
         }

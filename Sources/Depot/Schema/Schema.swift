@@ -195,7 +195,7 @@ public struct Schema<Root>: Sendable {
     /// path that is not a column, a name no column can have that makes the query fail with
     /// ``notAColumn(_:)`` when a store validates it (filters are built by operators, which cannot
     /// throw).
-    func referenceName(_ keyPath: AnyKeyPath) -> String {
+    package func referenceName(_ keyPath: AnyKeyPath) -> String {
         guard let index = columnIndex(keyPath) else {
             return TableDescription.notAColumnMarker + notAColumn(keyPath).message
         }

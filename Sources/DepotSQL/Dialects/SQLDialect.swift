@@ -17,7 +17,7 @@ import Foundation
 public protocol SQLDialect: Sendable {
     // MARK: Identity
 
-    /// The engine's one name: the key of its text in hand-written SQL (`RawSQL.dialect`,
+    /// The engine's one name: the key of its text in hand-written SQL (`MigrationOperation.sql`,
     /// `SQL(sqlite:postgres:)`): `sqlite`, `postgres`.
     var name: String { get }
     /// The engine's name in messages: `SQLite`, `PostgreSQL`.

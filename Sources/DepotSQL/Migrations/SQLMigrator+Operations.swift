@@ -63,8 +63,11 @@ extension SQLMigrator {
             try await createSearchIndex(table, column, session)
         case .dropSearchIndex(let table, let column):
             try await dropSearchIndex(table.name, column, session)
-        case .sql(let scripts):
-            guard let text = scripts.first(where: { $0.dialect == dialect.name })?.script else {
+        case .storeSpecific(let specific):
+            guard let scripts = specific as? SQLScripts else {
+                throw DepotError(.migration, "a SQL store cannot carry out '\(specific)'")
+            }
+            guard let text = scripts.script(for: dialect) else {
                 throw DepotError(.migration, "the step has no SQL for \(dialect.displayName)")
             }
             try await session.executeScript(text)

@@ -22,7 +22,7 @@ import Tracing
 /// checked against the entity the first time they are used; a table that differs fails with
 /// `DepotError.Kind.schemaMismatch` listing every difference. Transactions run one at a time
 /// (`BEGIN IMMEDIATE` on SQLite, `BEGIN` on PostgreSQL), each on the engine's writer connection.
-public final class SQLStore<Engine: SQLEngine>: Store {
+public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     /// The engine the store runs on.
     public let engine: Engine
     /// Renders every statement the store sends, in the engine's dialect.

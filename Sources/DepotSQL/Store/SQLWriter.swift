@@ -2,7 +2,7 @@ import Depot
 
 /// The writer of an open ``SQLStore`` transaction: every call runs on the transaction's
 /// connection, and reads through it see the transaction's writes.
-package final class SQLWriter<Engine: SQLEngine>: StoreWriter {
+package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
     let books = WriterBookkeeping()
     let store: SQLStore<Engine>
     let connection: SQLStore<Engine>.Connection

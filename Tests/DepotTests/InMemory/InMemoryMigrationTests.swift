@@ -27,7 +27,8 @@ struct InMemoryMigrationTests {
         let error = await #expect(throws: DepotError.self) { try await store.migrate(steps) }
         #expect(
             error?.message
-                == "step 2 '2 seed' failed; the database stays at version 1: raw SQL cannot run on the in-memory store")
+                == "step 2 '2 seed' failed; the database stays at version 1: the in-memory store cannot carry out "
+                + "'sql sqlite: INSERT INTO readings VALUES ('a', 1, 2) postgres: -' (raw SQL runs on SQL stores)")
         #expect(try await store.appliedMigrations().map(\.name) == ["1 ports"])
     }
 }

@@ -19,19 +19,11 @@ public struct IndexDescription: Sendable, Hashable {
     }
 }
 
-/// A raw SQL script for one SQL dialect, by the dialect's name.
-public struct RawSQL: Sendable, Hashable {
-    /// The dialect's name (DepotSQL's `SQLDialect.name`: `sqlite`, `postgres`).
-    public var dialect: String
-    /// The script; `nil` when the step has none for this dialect.
-    public var script: String?
-
-    /// A script for `dialect`.
-    public init(dialect: String, script: String?) {
-        self.dialect = dialect
-        self.script = script
-    }
-}
+/// A migration operation that only some stores know how to carry out, such as DepotSQL's raw
+/// SQL scripts (`MigrationOperation.sql(sqlite:postgres:)`). A store that does not know it fails
+/// the step, naming the operation by its `description` (which is also its part of the step's
+/// checksum: keep it stable).
+public protocol StoreSpecificOperation: Sendable, CustomStringConvertible {}
 
 /// One change a ``Migration`` makes. Every store carries each one out the same way; where the
 /// engine cannot alter a table in place (SQLite changing a column's type or nullability), the
@@ -66,9 +58,9 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case createSearchIndex(table: TableDescription, column: String)
         /// Drops the search index of a text column.
         case dropSearchIndex(table: TableDescription, column: String)
-        /// Raw SQL scripts, one per dialect by the dialect's name (a SQL store runs the one for its
-        /// dialect, and fails the step when it has none).
-        case sql(scripts: [RawSQL])
+        /// An operation only some stores carry out (DepotSQL's raw SQL scripts); the others fail
+        /// the step.
+        case storeSpecific(any StoreSpecificOperation)
         /// Swift code reading and writing rows in the step's transaction; `label` names it in the
         /// step's checksum and in errors.
         case data(label: String, body: @Sendable (Transaction) async throws -> Void)
@@ -202,11 +194,9 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         Self(.dropSearchIndex(table: Root.schema.table, column: Root.schema.referenceName(column)))
     }
 
-    /// Raw SQL, one script per dialect (statements separated by `;`, run as the engine splits
-    /// them). A store whose dialect has no script fails the step, naming it. DepotSQL's
-    /// `sql(sqlite:postgres:)` spells the dialects out.
-    public static func sql(_ scripts: [RawSQL]) -> Self {
-        Self(.sql(scripts: scripts))
+    /// An operation only some stores carry out; the others fail the step, naming it.
+    public static func storeSpecific(_ operation: any StoreSpecificOperation) -> Self {
+        Self(.storeSpecific(operation))
     }
 
     /// A data step: reads and writes rows through repositories inside the step's transaction.
@@ -236,7 +226,7 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case .createIndex(let index): return .dropIndex(index.name)
         case .createSearchIndex(let table, let column): return Self(.dropSearchIndex(table: table, column: column))
         case .dropSearchIndex(let table, let column): return Self(.createSearchIndex(table: table, column: column))
-        case .dropTable, .dropColumn, .alterColumn, .dropIndex, .sql, .data: return nil
+        case .dropTable, .dropColumn, .alterColumn, .dropIndex, .storeSpecific, .data: return nil
         }
     }
 
@@ -262,8 +252,7 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         case .dropIndex(let name): return "drop index \(name)"
         case .createSearchIndex(let table, let column): return "create search index on \(table.name) (\(column))"
         case .dropSearchIndex(let table, let column): return "drop search index on \(table.name) (\(column))"
-        case .sql(let scripts):
-            return "sql " + scripts.map { "\($0.dialect): \($0.script ?? "-")" }.joined(separator: " ")
+        case .storeSpecific(let operation): return operation.description
         case .data(let label, _): return "data \(label)"
         }
     }

@@ -71,12 +71,13 @@ public struct IncludeObservation<Root: Entity>: AsyncSequence, Sendable {
     }
 }
 
-/// An include observation's place in its store's hub; released with the iterator.
-final class IncludeObserver: Sendable {
+/// An include observation's place in its store's hub; released with the iterator. Observations
+/// other modules add (DepotSQL's hand-written statements) register the same way.
+package final class IncludeObserver: Sendable {
     let hub: ObservationHub
-    let signal = CommitSignal()
+    package let signal = CommitSignal()
 
-    init(store: any Store, tables: Set<String>) {
+    package init(store: any Store, tables: Set<String>) {
         hub = ObservationHub.hub(for: store)
         hub.register(signal, tables: tables)
     }

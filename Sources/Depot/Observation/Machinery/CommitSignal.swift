@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Counts commits to the observed table and wakes the consumer waiting for one.
-final class CommitSignal: Sendable {
+package final class CommitSignal: Sendable {
     private struct State {
         var generation = 0
         var consumed = 0
@@ -29,10 +29,10 @@ final class CommitSignal: Sendable {
     var generation: Int { state.withLock { $0.generation } }
 
     /// Marks every commit so far as handled.
-    func consume() { state.withLock { $0.consumed = $0.generation } }
+    package func consume() { state.withLock { $0.consumed = $0.generation } }
 
     /// Waits for a commit not yet handled; returns false when cancelled or the store ended.
-    func wait() async -> Bool {
+    package func wait() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in

@@ -1,3 +1,5 @@
+import Depot
+
 /// A SQL statement written by hand, for what Depot does not model: every interpolated value is
 /// bound as a parameter, never spliced into the text, and identifiers come from the schema (or
 /// are checked) and are quoted.
@@ -11,8 +13,8 @@
 /// // PostgreSQL: SELECT "icao", "name" FROM "airports" WHERE "country" = $1 ORDER BY 2
 /// ```
 ///
-/// Where the dialects differ, give each its text: ``init(sqlite:postgres:)``. The in-memory store
-/// runs no SQL and refuses every statement with `.invalidQuery`.
+/// Where the dialects differ, give each its text: ``init(sqlite:postgres:)``. SQL stores run
+/// statements (``SQLRunning``); the in-memory store has no `sql` methods.
 public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// One piece of a statement.
     public enum Segment: Sendable, Hashable {
@@ -52,8 +54,8 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// ```
     public init(sqlite: SQL, postgres: SQL) {
         variants = [:]
-        variants["sqlite"] = sqlite.segments(for: "sqlite")
-        variants["postgres"] = postgres.segments(for: "postgres")
+        variants[SQLiteDialect().name] = sqlite.segments(for: SQLiteDialect().name)
+        variants[PostgresDialect().name] = postgres.segments(for: PostgresDialect().name)
         tables = sqlite.tables.union(postgres.tables)
     }
 
@@ -187,7 +189,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
 
 /// The rows a hand-written statement returned: column names, and each value as the engine gave
 /// it (integers, doubles, text, bytes; PostgreSQL's own types — `numeric`, `uuid`, `timestamptz`
-/// — as the matching ``StoredValue``).
+/// — as the matching `StoredValue`).
 public struct SQLRows: Sendable, Equatable {
     /// The result's column names, in order.
     public var columns: [String]

@@ -1,4 +1,6 @@
-extension Store {
+import Depot
+
+extension SQLRunning where Self: Store {
     /// The result of a hand-written statement, now and again after every commit to a table it
     /// reads: the tables its ``SQL/StringInterpolation/appendInterpolation(table:)``
     /// interpolations name, and `tables`.
@@ -13,7 +15,7 @@ extension Store {
     ///
     /// Each element is a fresh run (no diff); commits made while the consumer is busy coalesce into
     /// the next one. A statement that names no table is run once and then only when the
-    /// sequence is iterated anew. Errors surface from the loop: what ``StoreReader/sql(_:as:)``
+    /// sequence is iterated anew. Errors surface from the loop: what ``SQLRunning/sql(_:as:)``
     /// throws.
     public func observe<Root: Entity>(
         sql statement: SQL, as entity: Root.Type, tables: [any Entity.Type] = []
@@ -24,7 +26,7 @@ extension Store {
     }
 
     /// The rows of a hand-written statement decoded by column name, now and again after every
-    /// commit to a table it reads (see ``observe(sql:as:tables:)``).
+    /// commit to a table it reads (see ``SQLRunning/observe(sql:as:tables:)``).
     public func observe<Row: Decodable & Sendable>(
         sql statement: SQL, decoding type: Row.Type, tables: [any Entity.Type] = []
     ) -> SQLObservation<[Row]> {
@@ -35,16 +37,19 @@ extension Store {
 }
 
 extension Entity {
-    static var schemaTableName: String { schema.table.name }
+    fileprivate static var schemaTableName: String { schema.table.name }
 }
 
-/// The live result of a hand-written statement (see ``Store/observe(sql:as:tables:)``).
+/// The live result of a hand-written statement (see ``SQLRunning/observe(sql:as:tables:)``).
 public struct SQLObservation<Element: Sendable>: AsyncSequence, Sendable {
-    let store: any Store
+    let store: any Store & SQLRunning
     let tables: Set<String>
-    let run: @Sendable (any Store) async throws -> Element
+    let run: @Sendable (any Store & SQLRunning) async throws -> Element
 
-    init(store: any Store, tables: Set<String>, run: @escaping @Sendable (any Store) async throws -> Element) {
+    init(
+        store: any Store & SQLRunning, tables: Set<String>,
+        run: @escaping @Sendable (any Store & SQLRunning) async throws -> Element
+    ) {
         self.store = store
         self.tables = tables
         self.run = run

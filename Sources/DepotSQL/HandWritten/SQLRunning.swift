@@ -1,6 +1,40 @@
+import Depot
 import Foundation
 
-extension StoreReader {
+/// A store that runs hand-written SQL (``SQL``): ``SQLStore`` — `SQLiteStore`, `PostgresStore` —
+/// and the transactions they open. Stores that evaluate queries themselves (the in-memory store)
+/// and wrappers that must see every write (DepotSync's `SyncedStore`, whose outbox a hand-written
+/// `UPDATE` would skip) are not: calling `sql` on them does not compile.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: path)
+/// let result = try await store.sql("SELECT count(*) AS n FROM \(table: Airport.self)")
+/// result.rows[0][0]  // .integer(28298)
+///
+/// // Holding `any Store`: ask for the capability.
+/// if let sql = store as? any SQLRunning { … }
+/// ```
+public protocol SQLRunning: StoreReader {
+    /// Runs a hand-written statement and returns its column names and rows, values as the
+    /// engine gives them.
+    ///
+    /// - Throws: A `DepotError` of kind `.invalidQuery` when the statement has no text for
+    ///   this store's dialect or names an invalid identifier; the engine's error (`.storage`,
+    ///   `.connection`) when it refuses the statement.
+    func rows(_ statement: SQL) async throws -> SQLRows
+
+    /// Runs a hand-written statement whose result holds `table`'s columns (by name, others
+    /// ignored) and hands them to `read` in `table`'s column order, typed as `table` says: how
+    /// ``sql(_:as:)`` decodes entities.
+    ///
+    /// - Throws: What ``rows(_:)`` throws; the engine's error when the result lacks a column.
+    func scan<Result: Sendable>(
+        _ statement: SQL, shapedAs table: TableDescription,
+        _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result
+}
+
+extension SQLRunning {
     /// Runs a hand-written statement (see ``SQL``) and returns its column names and rows.
     ///
     /// ```swift
@@ -8,9 +42,9 @@ extension StoreReader {
     /// result.rows[0][0]  // .integer(28298)
     /// ```
     ///
-    /// - Throws: ``DepotError`` of kind `.invalidQuery` on the in-memory store (it runs no SQL),
-    ///   for a statement without text for this store's dialect or with an invalid identifier;
-    ///   the engine's error (`.storage`, `.connection`) when it refuses the statement.
+    /// - Throws: `DepotError` of kind `.invalidQuery` for a statement without text for this
+    ///   store's dialect or with an invalid identifier; the engine's error (`.storage`,
+    ///   `.connection`) when it refuses the statement.
     public func sql(_ statement: SQL) async throws -> SQLRows {
         try await rows(statement)
     }
@@ -42,38 +76,48 @@ extension StoreReader {
     ///     "SELECT country, count(*) AS n FROM \(table: Airport.self) GROUP BY country", decoding: CountryCount.self)
     /// ```
     ///
-    /// Values convert as entity columns do (``StorableValue``): a `Date` from seconds since the
+    /// Values convert as entity columns do (`StorableValue`): a `Date` from seconds since the
     /// reference date or PostgreSQL's `timestamptz`, a `UUID` from 16 bytes or text, a `Bool`
     /// from 0 and 1, a `Decimal` from exact text.
     ///
     /// - Throws: What ``sql(_:)`` throws; `.decodingFailed` naming the row and column when a
     ///   value does not fit, or a property has no column.
     public func sql<Row: Decodable>(_ statement: SQL, decoding type: Row.Type) async throws -> [Row] {
-        let result = try await rows(statement)
-        return try result.rows.enumerated().map { index, values in
-            try Row(from: SQLRowDecoder(columns: result.columns, values: values, row: index))
-        }
+        try SQLRowDecoder.decode(type, from: try await rows(statement))
     }
 }
 
 extension Transaction {
     /// Runs a hand-written statement inside this transaction (it sees the transaction's writes).
     ///
-    /// - Throws: What ``StoreReader/sql(_:)`` throws.
-    public func sql(_ statement: SQL) async throws -> SQLRows { try await writer.sql(statement) }
+    /// - Throws: What ``SQLRunning/sql(_:)`` throws; `.invalidQuery` when the transaction belongs
+    ///   to a store that runs no SQL (a synced store: its outbox would miss the statement's writes).
+    public func sql(_ statement: SQL) async throws -> SQLRows {
+        try await withWriter { writer in try await Self.running(writer).rows(statement) }
+    }
 
     /// Runs a hand-written statement inside this transaction and decodes entities.
     ///
-    /// - Throws: What ``StoreReader/sql(_:as:)`` throws.
+    /// - Throws: What ``SQLRunning/sql(_:as:)`` throws, and what ``sql(_:)`` throws.
     public func sql<Root: Entity>(_ statement: SQL, as entity: Root.Type) async throws -> [Root] {
-        try await writer.sql(statement, as: entity)
+        try await withWriter { writer in try await Self.running(writer).sql(statement, as: entity) }
     }
 
     /// Runs a hand-written statement inside this transaction and decodes rows by column name.
     ///
-    /// - Throws: What ``StoreReader/sql(_:decoding:)`` throws.
+    /// - Throws: What ``SQLRunning/sql(_:decoding:)`` throws, and what ``sql(_:)`` throws.
     public func sql<Row: Decodable>(_ statement: SQL, decoding type: Row.Type) async throws -> [Row] {
-        try await writer.sql(statement, decoding: type)
+        try SQLRowDecoder.decode(type, from: try await sql(statement))
+    }
+
+    private static func running(_ writer: any StoreWriter) throws -> any SQLRunning {
+        guard let running = writer as? any SQLRunning else {
+            throw DepotError(
+                .invalidQuery,
+                "a transaction of \(type(of: writer)) runs no hand-written SQL: use repository calls, "
+                    + "or a transaction of a SQL store (SQLiteStore, PostgresStore)")
+        }
+        return running
     }
 }
 
@@ -89,6 +133,13 @@ struct SQLRowDecoder: Decoder {
         self.columns = columns
         self.values = values
         self.row = row
+    }
+
+    /// Every row of `result` decoded as `type`.
+    static func decode<Row: Decodable>(_ type: Row.Type, from result: SQLRows) throws -> [Row] {
+        try result.rows.enumerated().map { index, values in
+            try Row(from: SQLRowDecoder(columns: result.columns, values: values, row: index))
+        }
     }
 
     func value(_ column: String) throws -> StoredValue {
