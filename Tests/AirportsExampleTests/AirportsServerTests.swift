@@ -229,7 +229,7 @@ struct AirportsServerTests {
         configuration.connectTimeout = .seconds(60)
         let unreachable = PostgresStore(configuration: configuration)
         try await withCleanup {
-            let (status, body) = await AirportsRoutes(store: unreachable, limits: AirportsServer.Limits()).health()
+            let (status, body) = await AirportsController(store: unreachable, limits: AirportsServer.Limits()).health()
             #expect(status == .serviceUnavailable)
             #expect(body["status"] == "unavailable")
             #expect(body["error"]?.hasPrefix("the store did not answer (incident ") == true, "\(body)")

@@ -125,22 +125,7 @@ extension AirportFieldTimes {
     }
 }
 
-extension AirportsRoutes {
-    func addSync(to router: Router<BasicRequestContext>) {
-        router.get("/feed") { request, _ in await respond { try await feed(request) } }
-        router.post("/airports/:icao/changes") { request, context in
-            do {
-                return try await push(icao(context), request)
-            } catch let problem as APIProblem {
-                return Self.problem(problem.status, problem.message)
-            } catch {
-                let incident = Self.incident("push failed", error)
-                return Self.problem(
-                    .internalServerError, "the server could not apply this change (incident \(incident))")
-            }
-        }
-    }
-
+extension AirportsController {
     /// Marks a change-log row as a deletion of its airport.
     static let deletedMember = "deleted"
 
@@ -290,7 +275,7 @@ extension AirportsRoutes {
                 return (.ok, answer)
             }
         }
-        return Self.json(status, try Self.encoder.encode(answer))
+        return AirportsJSON.response(status, answer)
     }
 }
 
