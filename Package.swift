@@ -126,6 +126,7 @@ let package = Package(
             name: "DepotTestSupport",
             dependencies: [
                 "Depot", "DepotSQL", "DepotTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -193,6 +194,7 @@ let package = Package(
             dependencies: [
                 "DepotSync", "Depot", "DepotHTTP", "DepotSQLite", "DepotPostgres", "DepotTestSupport",
                 "AirportsExample",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

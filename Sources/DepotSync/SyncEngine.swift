@@ -142,11 +142,23 @@ public final class SyncEngine: Sendable {
 
     private func pull(_ entity: any SyncedEntityBox, into report: inout SyncReport) async throws {
         var expiredOnce = false
+        // The cursors this pull has asked from: a feed that answers "more" must move on.
+        var asked: Set<String?> = []
         while true {
             let stored = try await base.repository(FeedCursor.self).find(entity.feedName)
             let cursor = stored?.cursor
+            asked.insert(cursor)
             let page = try await entity.fetchPage(after: cursor, client: try api())
             report.requests += 1
+            if page.hasMore, !page.isExpired, asked.contains(page.cursor) {
+                // Asking again would only bring this page again: a server bug, not a reason to loop.
+                throw DepotError(
+                    .mappingFailed,
+                    "the feed \(entity.feedName) answered that more changes follow, but with a cursor this pull "
+                        + "asked from already (\(page.cursor.map { "'\($0)'" } ?? "none")); the page is not stored "
+                        + "and the pull stops instead of asking forever",
+                    table: entity.table.name)
+            }
             if page.isExpired {
                 guard !expiredOnce, cursor != nil else {
                     throw DepotError(

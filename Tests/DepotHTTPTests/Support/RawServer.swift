@@ -1,3 +1,4 @@
+import DepotTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -84,7 +85,7 @@ final class RawServer: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port, let url = URL(string: "http://127.0.0.1:\(port)") else {
-            throw TestServer.ServerError.noPort
+            throw LocalHTTPServer.NotListening()
         }
         return RawServer(port: port, baseURL: url, events: events)
     }

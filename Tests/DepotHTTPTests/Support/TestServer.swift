@@ -1,7 +1,7 @@
 import CompressNIO
+import DepotTestSupport
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
 import Synchronization
 
@@ -43,21 +43,10 @@ final class TestServer: Sendable {
         let counters = Counters()
         let router = Router()
         addRoutes(to: router, counters: counters)
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: Logger(label: "test-server", factory: { _ in SwiftLogNoOpLogHandler() }))
-        Task { try await app.run() }
-        var port = 0
-        for await bound in stream { port = bound }
-        guard port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else { throw ServerError.noPort }
-        return TestServer(port: port, baseURL: url, counters: counters)
+        // Runs for the rest of the test process.
+        let server = try await LocalHTTPServer.start(router)
+        return TestServer(port: server.port, baseURL: server.url, counters: counters)
     }
-
-    enum ServerError: Error { case noPort }
 
     // MARK: - Routes
 
