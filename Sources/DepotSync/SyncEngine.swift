@@ -373,12 +373,7 @@ public final class SyncEngine: Sendable {
     {
         let table = entity.table
         let columns = table.columns.map(\.name)
-        let chosen: [StoredValue]
-        if entry.operation == OutboxEntry.delete {
-            chosen = entity.policyName == ConflictPolicy<OutboxEntry>.serverWins.name ? remote.values : []
-        } else {
-            chosen = try entity.resolve(entry, remote: remote)
-        }
+        let chosen = try entity.resolve(entry, remote: remote)
         let keyColumns = Set(table.primaryKey)
         var changes: [String: StoredValue] = [:]
         if !chosen.isEmpty {

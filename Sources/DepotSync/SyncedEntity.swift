@@ -28,7 +28,6 @@ public struct SyncedEntity: Sendable {
 protocol SyncedEntityBox: Sendable {
     var table: TableDescription { get }
     var feedName: String { get }
-    var policyName: String { get }
     /// Sends the request for the page after `cursor` and reads it.
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage
     /// Stores a page's changes and deletions through `tx` (no outbox recording).
@@ -36,6 +35,8 @@ protocol SyncedEntityBox: Sendable {
     /// Pushes one outbox entry.
     func push(_ entry: OutboxEntry, client: APIClient) async throws -> ErasedPushResult
     /// The row the conflict policy chooses, as stored values in column order.
+    /// The row the entity's policy chooses for a conflicting entry: no values when a delete
+    /// stands.
     func resolve(_ entry: OutboxEntry, remote: ErasedRemote) throws -> [StoredValue]
     /// Applies stored values to the row with `key` (an update of existing rows only when the
     /// values lack required columns).
@@ -83,7 +84,6 @@ where Feed.Root == Root, Push.Root == Root {
 
     var table: TableDescription { Root.schema.table }
     var feedName: String { feed.name }
-    var policyName: String { conflicts.name }
 
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage {
         let response = try await client.send(feed.request(after: cursor))
@@ -147,7 +147,11 @@ where Feed.Root == Root, Push.Root == Root {
         let conflict = Conflict(
             base: base, local: try schema.decode(localValues), remote: remoteRow,
             changedColumns: change.changedColumns, localEditedAt: entry.editedAt,
-            remoteFieldTimes: remote.fieldTimes)
+            remoteFieldTimes: remote.fieldTimes, isDelete: change.operation == .delete)
+        if conflict.isDelete {
+            // The delete stands (no row), or the server's row does.
+            return try conflicts.deleteStands(conflict) ? [] : remote.values
+        }
         return schema.values(of: try conflicts.resolve(conflict))
     }
 

@@ -4,6 +4,7 @@ import DepotHTTP
 import DepotSQLite
 import DepotSync
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("SyncEngine against the airports API", .timeLimit(.minutes(10)))
@@ -163,6 +164,58 @@ struct SyncEngineTests {
             #expect(report.pulledDeletions == 1)
             #expect(try await b.airports.find("ENZV") == nil)
             #expect(try await b.all() == serverAirports(serverStore))
+        }
+    }
+
+    @Test(
+        "a delete that meets a changed server row follows the policy: asked of a merge, and under last writer wins a later server edit survives an earlier delete",
+        arguments: [
+            "server wins", "client wins", "last writer wins, server edit later", "last writer wins, delete later",
+            "merge keeps", "merge deletes",
+        ])
+    func deleteConflicts(policy: String) async throws {
+        try await withSyncServer { server, serverStore in
+            let asked = Mutex<[Conflict<Airport>]>([])
+            let conflicts: ConflictPolicy<Airport> =
+                switch policy {
+                case "server wins": .serverWins
+                case "client wins": .clientWins
+                case "merge keeps", "merge deletes":
+                    .merge({ $0.remote }) { conflict in
+                        asked.withLock { $0.append(conflict) }
+                        return policy == "merge deletes"
+                    }
+                default: .lastWriterWins
+                }
+            let deleterClock = TestClock()
+            let editorClock = TestClock()
+            let deleter = try Replica(server: server, conflicts: conflicts, clock: deleterClock)
+            let editor = try Replica(server: server, clock: editorClock)
+            try await deleter.engine.sync()
+            try await editor.engine.sync()
+            // The deleter removes ENGM offline; the editor renames it and pushes first.
+            if policy == "last writer wins, delete later" { deleterClock.advance(60) }
+            if policy == "last writer wins, server edit later" { editorClock.advance(60) }
+            #expect(try await deleter.airports.remove("ENGM"))
+            try await editor.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Renamed")])
+            try await editor.engine.sync()
+            let report = try await deleter.engine.sync()
+            #expect(report.conflicts == 1)
+            let deleteStands = ["client wins", "last writer wins, delete later", "merge deletes"].contains(policy)
+            let onServer = try await serverStore.repository(Airport.self).find("ENGM")
+            #expect(
+                (onServer == nil) == deleteStands, "\(policy): ENGM on the server is \(String(describing: onServer))")
+            if !deleteStands { #expect(onServer?.name == "Renamed") }
+            if policy.hasPrefix("merge") {
+                let conflict = try #require(asked.withLock { $0.first }, "the merge was asked")
+                #expect(conflict.isDelete)
+                #expect(conflict.remote.name == "Renamed")
+                #expect(conflict.base?.name == conflict.local.name)
+            }
+            try await editor.engine.sync()
+            #expect(try await deleter.all() == serverAirports(serverStore))
+            #expect(try await editor.all() == serverAirports(serverStore))
+            #expect(try await deleter.engine.pendingChanges().isEmpty)
         }
     }
 
