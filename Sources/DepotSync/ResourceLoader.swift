@@ -226,30 +226,51 @@ public final class ResourceLoader: Sendable {
         let previous = try? await refreshState(resource)
         publish(key, RefreshState(isRefreshing: true, error: nil, lastRefreshed: previous?.lastRefreshed))
         do {
-            let response = try await client.send(resource.request)
-            try Task.checkCancellation()
-            let patches = try response.map { source in
+            let table = Mapper.Target.schema.tableName
+            var attempt = 1
+            while true {
+                // A pull that began after the request went out may have stored newer rows than the
+                // response holds: then the response is not stored over them, and is asked again.
+                let pullsBefore = engine?.pullsBegun(into: table)
+                let response = try await client.send(resource.request)
+                try Task.checkCancellation()
+                let patches = try response.map { source in
+                    do {
+                        return try resource.mapper.patch(from: source)
+                    } catch let error as DepotError {
+                        throw error
+                    } catch {
+                        throw DepotError(
+                            .mappingFailed, "\(Mapper.self) could not map a response of \(key): \(error)",
+                            table: Mapper.Target.schema.tableName, underlying: error)
+                    }
+                }
+                let now = clock()
+                let engine = engine
+                let lastAttempt = attempt == Self.attemptsAgainstPulls
                 do {
-                    return try resource.mapper.patch(from: source)
-                } catch let error as DepotError {
-                    throw error
-                } catch {
-                    throw DepotError(
-                        .mappingFailed, "\(Mapper.self) could not map a response of \(key): \(error)",
-                        table: Mapper.Target.schema.tableName, underlying: error)
+                    try await store.transaction { writer in
+                        let tx = Transaction(writer: writer)
+                        if try await engine?.storeServerRows(patches, in: writer) != true {
+                            try await tx.repository(Mapper.Target.self).apply(patches)
+                        }
+                        if let engine, let pullsBefore, engine.pullsBegun(into: table) != pullsBefore {
+                            // Rolled back; the last attempt keeps what the pulls stored instead.
+                            throw OverlappedPull()
+                        }
+                        try await tx.repository(ResourceRefresh.self).upsert(
+                            ResourceRefresh(key: key, refreshedAt: now))
+                    }
+                } catch is OverlappedPull where !lastAttempt {
+                    attempt += 1
+                    continue
+                } catch is OverlappedPull {
+                    // Pulls kept overlapping: the rows stored are at least as new as this response.
+                    try await store.repository(ResourceRefresh.self).upsert(ResourceRefresh(key: key, refreshedAt: now))
                 }
+                finish(key, id: id, RefreshState(lastRefreshed: now))
+                return patches.map(\.key)
             }
-            let now = clock()
-            let engine = engine
-            try await store.transaction { writer in
-                let tx = Transaction(writer: writer)
-                if try await engine?.storeServerRows(patches, in: writer) != true {
-                    try await tx.repository(Mapper.Target.self).apply(patches)
-                }
-                try await tx.repository(ResourceRefresh.self).upsert(ResourceRefresh(key: key, refreshedAt: now))
-            }
-            finish(key, id: id, RefreshState(lastRefreshed: now))
-            return patches.map(\.key)
         } catch {
             // A refresh a later one replaced is not a failure to show.
             let cancelled = error is CancellationError || (error as? HTTPError)?.kind == .cancelled
@@ -257,6 +278,12 @@ public final class ResourceLoader: Sendable {
             throw error
         }
     }
+
+    /// How many times a refresh asks again when a sync engine's pull overlapped its request.
+    static let attemptsAgainstPulls = 3
+
+    /// A pull began between a refresh's request and its commit.
+    private struct OverlappedPull: Error {}
 
     private func finish(_ key: String, id: UUID, _ refresh: RefreshState) {
         state.withLock { state in

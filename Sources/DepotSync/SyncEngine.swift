@@ -38,7 +38,13 @@ public final class SyncEngine: Sendable {
         var lastPush: Date?
         var lastError: String?
         var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
+        /// Pull transactions begun, by table: a resource refresh whose request went out before one
+        /// began may hold older rows than it stored (``pullsBegun(into:)``).
+        var pullsBegun: [String: Int] = [:]
     }
+
+    /// How many pull transactions have begun writing into `table` so far.
+    func pullsBegun(into table: String) -> Int { state.withLock { $0.pullsBegun[table, default: 0] } }
 
     /// An engine syncing `entities` between `store` and the API `client` talks to.
     ///
@@ -180,6 +186,9 @@ public final class SyncEngine: Sendable {
             let feed = entity.feedName
             let table = entity.table
             try await base.transaction { writer in
+                // Counted before anything is written: a refresh that checks at the end of its own
+                // transaction sees every pull that could have written before it commits.
+                self.state.withLock { $0.pullsBegun[table.name, default: 0] += 1 }
                 let tx = Transaction(writer: writer)
                 var mode = stored?.copyMode ?? FeedCursor.noCopy
                 if cursor == nil, mode == FeedCursor.noCopy {

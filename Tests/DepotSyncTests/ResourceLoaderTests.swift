@@ -40,6 +40,62 @@ final class CountingTransport: Transport {
     }
 }
 
+/// Holds the first response to `path` after it arrived, until released: a response made before
+/// whatever the test does meanwhile. Other requests pass.
+final class HoldingResponseTransport: Transport {
+    private let base: any Transport = APIClient.defaultTransport
+    private let path: String
+    private let state = Mutex(
+        (
+            count: 0, released: false, received: [CheckedContinuation<Void, Never>](),
+            held: [CheckedContinuation<Void, Never>]()
+        ))
+
+    init(path: String) { self.path = path }
+
+    /// How many requests to the path were sent.
+    var count: Int { state.withLock { $0.count } }
+
+    /// Returns once the first response to the path has arrived (and is held).
+    func firstResponseReceived() async {
+        await withCheckedContinuation { continuation in
+            let arrived = state.withLock { state in
+                if state.count > 0 && !state.held.isEmpty { return true }
+                state.received.append(continuation)
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
+    }
+
+    /// Hands the held response on.
+    func release() {
+        let held = state.withLock { state in
+            state.released = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    func send(_ request: TransportRequest, maximumBodySize: Int) async throws -> TransportResponse {
+        let response = try await base.send(request, maximumBodySize: maximumBodySize)
+        guard request.url.path == path else { return response }
+        await withCheckedContinuation { continuation in
+            let (hold, waiters) = state.withLock { state in
+                state.count += 1
+                guard state.count == 1, !state.released else { return (false, [CheckedContinuation<Void, Never>]()) }
+                state.held.append(continuation)
+                defer { state.received = [] }
+                return (true, state.received)
+            }
+            for waiter in waiters { waiter.resume() }
+            if !hold { continuation.resume() }
+        }
+        return response
+    }
+}
+
 @Suite("Resources: a screen's data, offline first", .timeLimit(.minutes(10)))
 struct ResourceLoaderTests {
     static func norway(_ policy: RefreshPolicy) -> Resource<AirportsAPI.List, AirportRecordMapper> {
@@ -167,6 +223,30 @@ struct ResourceLoaderTests {
             #expect(try await replica.engine.pendingChanges().count == 1)  // nothing recorded by the refresh
             try await replica.engine.sync()
             #expect(try await replica.engine.pendingChanges().isEmpty)
+        }
+    }
+
+    @Test(
+        "a refresh whose response is older than a pull that committed meanwhile asks again instead of storing it over the pulled rows"
+    )
+    func refreshOlderThanAPull() async throws {
+        try await withSyncServer { server, _ in
+            let transport = HoldingResponseTransport(path: "/airports")
+            let replica = try Replica(server: server, clock: TestClock(), transport: transport)
+            try await replica.engine.sync()
+            let original = try #require(try await replica.airports.find("ENGM")).name
+            let loader = try ResourceLoader(engine: replica.engine)
+            let refresh = Task { try await loader.refresh(Self.norway(.networkFirst)) }
+            await transport.firstResponseReceived()  // it holds ENGM's name as it was
+            _ = try await RawPush.patch(server, "ENGM", #"{"name": "Renamed"}"#)
+            try await replica.engine.sync()
+            #expect(try await replica.airports.find("ENGM")?.name == "Renamed")
+            transport.release()
+            let stored = try await refresh.value
+            #expect(original != "Renamed")
+            #expect(stored.first { $0.icao == "ENGM" }?.name == "Renamed")
+            #expect(try await replica.airports.find("ENGM")?.name == "Renamed")
+            #expect(transport.count == 2)  // the overlapped response was not stored; the second was
         }
     }
 
