@@ -148,7 +148,12 @@ struct AirportsServerTests {
             (#"{"city": "\u0000"}"#, "'city' cannot contain NUL (U+0000)"),
             (
                 "{\"name\": \"" + String(repeating: "x", count: 201) + "\"}",
-                "'name' is 201 characters long; at most 200"
+                "'name' is 201 Unicode scalars long; at most 200"
+            ),
+            (
+                // One character, 50 KB: the limit counts what storage pays for.
+                "{\"name\": \"e" + String(repeating: "\u{301}", count: 25_000) + "\"}",
+                "'name' is 25001 Unicode scalars long; at most 200"
             ),
         ])
     func badPatch(body: String, message: String) async throws {

@@ -11,15 +11,17 @@ import Testing
 #endif
 
 /// A fresh SQLite store with the bundled airports imported, served on an ephemeral port.
-func servedImport() async throws -> (AirportsServer, SQLiteStore) {
+func servedImport(limits: AirportsServer.Limits = .init()) async throws -> (AirportsServer, SQLiteStore) {
     let store = try SQLiteStore.temporary()
     _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
-    return (try await AirportsServer.start(store: store), store)
+    return (try await AirportsServer.start(store: store, limits: limits), store)
 }
 
 /// A server of its own for a test that changes data; stopped after `body`.
-func withServer(_ body: (AirportsServer, SQLiteStore) async throws -> Void) async throws {
-    let (server, store) = try await servedImport()
+func withServer(
+    limits: AirportsServer.Limits = .init(), _ body: (AirportsServer, SQLiteStore) async throws -> Void
+) async throws {
+    let (server, store) = try await servedImport(limits: limits)
     try await withCleanup {
         try await body(server, store)
     } cleanup: {
@@ -54,9 +56,12 @@ enum RawHTTP {
         var object: [String: Any] { json as? [String: Any] ?? [:] }
     }
 
-    static func send(_ method: String, _ url: URL, body: String? = nil) async throws -> Answer {
+    static func send(
+        _ method: String, _ url: URL, body: String? = nil, headers: [String: String] = [:]
+    ) async throws -> Answer {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         // An outer bound, not a speed: 24 PATCHes that take turns on one lock answered the last one
         // after more than URLSession's default 60 s in a CI run beside other suites.
         request.timeoutInterval = 600
@@ -70,6 +75,13 @@ enum RawHTTP {
 
     static func get(_ server: AirportsServer, _ pathAndQuery: String) async throws -> Answer {
         try await send("GET", try #require(URL(string: server.baseURL.absoluteString + pathAndQuery)))
+    }
+
+    /// `POST /airports/{icao}/changes` with `key` as its Idempotency-Key.
+    static func push(_ server: AirportsServer, _ icao: String, key: String, _ body: String) async throws -> Answer {
+        try await send(
+            "POST", try #require(URL(string: server.baseURL.absoluteString + "/airports/\(icao)/changes")), body: body,
+            headers: ["Idempotency-Key": key])
     }
 
     static func patch(_ server: AirportsServer, _ icao: String, _ body: String) async throws -> Answer {

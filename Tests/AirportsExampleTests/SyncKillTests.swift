@@ -72,7 +72,7 @@ struct SyncKillTests {
             }
             #expect(serverNow.first { $0.icao == "LFPG" }?.name == "Renamed LFPG")
             // Each edit applied exactly once: one push answer and one change-log row per edit.
-            let pushes = try await serverStore.rows("SELECT COUNT(*) FROM airport_pushes").rows.first?.first
+            let pushes = try await serverStore.rows("SELECT COUNT(*) FROM airport_push_ledger").rows.first?.first
             let changes = try await serverStore.rows("SELECT COUNT(*) FROM airport_changes").rows.first?.first
             #expect(pushes == .integer(Int64(edited.count)))
             #expect(changes == .integer(Int64(edited.count + 4)))

@@ -180,7 +180,7 @@ struct SyncConvergenceTests {
             }
             // Applied once each: one change-log row per applied push, whatever was delivered twice.
             let sql = try #require(serverStore as? any SQLRunning, "the server store runs SQL")
-            let pushes = try await sql.sql("SELECT COUNT(*) FROM airport_pushes").rows.first?.first
+            let pushes = try await sql.sql("SELECT COUNT(*) FROM airport_push_ledger").rows.first?.first
             let changes = try await sql.sql("SELECT COUNT(*) FROM airport_changes").rows.first?.first
             #expect(pushes == changes)
             for transport in transports { injected.merge(transport.faults, uniquingKeysWith: +) }

@@ -52,8 +52,12 @@ public enum AirportImporter {
                 try await rows.upsert($0)
             }
             _ = try await rows.remove(where: !.in(\.icao, airports.map(\.icao)))
-            // A new dataset: the change log starts over and synced clients fetch everything again.
+            // A new dataset: the change log starts over and synced clients fetch everything again;
+            // the push keys and field times of the old one go with it (a replayed key is then a
+            // new push, checked against the new rows, not told "applied").
             _ = try await tx.repository(AirportChange.self).removeAll()
+            _ = try await tx.repository(AirportPush.self).removeAll()
+            _ = try await tx.repository(AirportFieldTimes.self).removeAll()
             try await tx.repository(AirportDataset.self).upsert(AirportDataset.fresh())
         }
         let stored = clock.now

@@ -19,13 +19,15 @@ struct APIProblem: HTTPResponseError {
 
     /// Refuses text a client sends (path, query or body) that holds NUL — one answer on every
     /// store: PostgreSQL refuses NUL in text, SQLite would keep it — or is over `maximumLength`
-    /// characters, naming it by `label`.
+    /// Unicode scalars, naming it by `label`. Scalars, not characters: what storage pays for (one
+    /// letter with 25,000 combining marks is one character, and 50 KB).
     static func checkText(_ text: String, named label: String, maximumLength: Int) throws {
         guard !text.unicodeScalars.contains("\u{0}") else {
             throw badRequest("\(label) cannot contain NUL (U+0000)")
         }
-        guard text.count <= maximumLength else {
-            throw badRequest("\(label) is \(text.count) characters long; at most \(maximumLength) are accepted")
+        let length = text.unicodeScalars.count
+        guard length <= maximumLength else {
+            throw badRequest("\(label) is \(length) Unicode scalars long; at most \(maximumLength) are accepted")
         }
     }
 }

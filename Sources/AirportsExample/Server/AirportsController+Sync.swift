@@ -37,7 +37,9 @@ public struct FeedResponse: Codable, Sendable, Equatable {
 /// `changes` carries the members the edit set, `base` the values they had when the client edited
 /// them (what the server compares with its own to find a conflict), `edited_at` when (seconds since
 /// 1970, for last-writer-wins), `delete` whether the edit removed the airport. The
-/// `Idempotency-Key` header names the edit: a repeated delivery answers what the first did.
+/// `Idempotency-Key` header names the edit: a repeated delivery of the same request answers what
+/// the first did; the key with another request (another body or airport) answers 422 naming it.
+/// Keys are kept as long as the change log reaches, and forgotten by an import.
 public struct PushBody: Codable, Sendable, Equatable {
     /// The members the edit set (with `icao`).
     public var changes: AirportRecord
@@ -80,15 +82,23 @@ public struct PushAnswer: Codable, Sendable, Equatable {
     }
 }
 
-/// A push the server applied, by idempotency key: a repeated delivery answers the stored answer.
+/// A push the server applied, by idempotency key: a repeated delivery of the same request answers
+/// the stored answer; the key with another request is refused. Kept as long as the change log
+/// reaches (pruned with it), and cleared by an import.
 struct AirportPush: Entity, Equatable {
     var idempotencyKey: String
     var icao: String
+    /// A fingerprint of the request the key was used for (``AirportsController/fingerprint(_:icao:)``).
+    var request: String
+    /// The change-log revision the push made.
+    var revision: Int
     var answer: String
 
-    static let schema = Schema<AirportPush>("airport_pushes", primaryKey: \.idempotencyKey) {
+    static let schema = Schema<AirportPush>("airport_push_ledger", primaryKey: \.idempotencyKey) {
         Column(\.idempotencyKey, "idempotency_key")
         Column(\.icao, "icao")
+        Column(\.request, "request")
+        Column(\.revision, "revision")
         Column(\.answer, "answer")
     }
 }
@@ -219,6 +229,7 @@ extension AirportsController {
         guard body.editedAt.isFinite else { throw APIProblem.badRequest("edited_at must be a number of seconds") }
         try AirportPatchBody.check(body.changes, maximumTextLength: limits.maximumTextLength)
         let members = String(decoding: try JSONEncoder().encode(body.changes), as: UTF8.self)
+        let request = try Self.fingerprint(body, icao: icao)
         let changeLogLength = limits.changeLogLength
         let (status, answer): (HTTPResponse.Status, PushAnswer) = try await retryingTakenRevision(attempts: 5) {
             try await store.write { tx in
@@ -228,6 +239,14 @@ extension AirportsController {
                 if let dataset = try await datasets.find(AirportDataset.current) { try await datasets.upsert(dataset) }
                 let pushes = tx.repository(AirportPush.self)
                 if let earlier = try await pushes.find(key) {
+                    // The answer is the first delivery's only for the same request: a key reused for
+                    // another edit would otherwise be told "applied" and the edit lost.
+                    guard earlier.request == request else {
+                        throw APIProblem(
+                            status: .unprocessableContent,
+                            message: "Idempotency-Key '\(key)' was used for another request (to \(earlier.icao)); "
+                                + "a new edit needs a new key")
+                    }
                     return (.ok, try JSONDecoder().decode(PushAnswer.self, from: Data(earlier.answer.utf8)))
                 }
                 let airports = tx.repository(Airport.self)
@@ -269,13 +288,32 @@ extension AirportsController {
                     let stored = try await airports.find(icao).map { AirportRecord($0) }
                     answer = PushAnswer(airport: stored, revision: head + 1, fieldTimes: times, error: nil)
                 }
+                // The log and the keys that made it keep the newest changes only.
                 try await changes.remove(where: \.revision <= head + 1 - changeLogLength)
+                try await pushes.remove(where: \.revision <= head + 1 - changeLogLength)
                 let answerText = String(decoding: try JSONEncoder().encode(answer), as: UTF8.self)
-                try await pushes.insert(AirportPush(idempotencyKey: key, icao: icao, answer: answerText))
+                try await pushes.insert(
+                    AirportPush(
+                        idempotencyKey: key, icao: icao, request: request, revision: head + 1, answer: answerText))
                 return (.ok, answer)
             }
         }
         return AirportsJSON.response(status, answer)
+    }
+}
+
+extension AirportsController {
+    /// A fingerprint of a push to `icao`: FNV-1a (64 bits) of the path's icao and the body encoded
+    /// with sorted keys, so the same edit sent again matches whatever its JSON spacing.
+    static func fingerprint(_ body: PushBody, icao: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in Data(icao.utf8) + [0] + (try encoder.encode(body)) {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return String(hash, radix: 16)
     }
 }
 

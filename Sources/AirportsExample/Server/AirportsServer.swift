@@ -43,7 +43,8 @@ public final class AirportsServer: Sendable {
         public var idleTimeout: Duration = .seconds(30)
         /// The most connections served at once; more wait in the listen queue.
         public var maximumConnections = 256
-        /// The longest text member a `PATCH` may set, in characters.
+        /// The longest text a client may send (a member, a query parameter, a key), in Unicode
+        /// scalars.
         public var maximumTextLength = 200
         /// How many changes `GET /changes` can reach back: older ones are dropped as new ones come
         /// (a client further behind is told to sync in full, ``ChangesPage/pruned``).

@@ -10,7 +10,7 @@ import Foundation
 struct QueryParameters {
     private var values: [String: String] = [:]
 
-    /// The longest value a parameter may have, in characters.
+    /// The longest value a parameter may have, in Unicode scalars.
     private let maximumTextLength: Int
 
     init(_ query: String?, allowed: Set<String>, maximumTextLength: Int) throws {

@@ -1,0 +1,81 @@
+import AirportsExample
+import Depot
+import DepotSQLite
+import Foundation
+import Testing
+
+/// The push endpoint's idempotency keys, from outside with plain HTTP.
+@Suite("Pushes and their idempotency keys")
+struct AirportsPushTests {
+    static func body(_ icao: String, name: String, base: String) -> String {
+        #"{"changes": {"icao": "\#(icao)", "name": "\#(name)"}, "base": {"icao": "\#(icao)", "name": "\#(base)"}, "#
+            + #""edited_at": 1800000000, "delete": false}"#
+    }
+
+    @Test(
+        "an Idempotency-Key is bound to its request: the same request answers the first answer, another body or airport 422 naming the key, applying nothing"
+    )
+    func keysAreBoundToTheirRequest() async throws {
+        try await withServer { server, store in
+            let airports = store.repository(Airport.self)
+            let engm = try #require(try await airports.find("ENGM")).name
+            let enzv = try #require(try await airports.find("ENZV")).name
+            let first = try await RawHTTP.push(server, "ENGM", key: "k1", Self.body("ENGM", name: "First", base: engm))
+            #expect(first.status == 200)
+            // The same request again (other JSON spacing): the stored answer, applied once.
+            let again = try await RawHTTP.push(
+                server, "ENGM", key: "k1",
+                Self.body("ENGM", name: "First", base: engm).replacingOccurrences(of: ": ", with: ":"))
+            #expect(again.status == 200)
+            #expect(again.object["revision"] as? Int == first.object["revision"] as? Int)
+            // Another edit under the same key: refused, not told "applied".
+            let other = try await RawHTTP.push(
+                server, "ENGM", key: "k1", Self.body("ENGM", name: "Second", base: "First"))
+            #expect(other.status == 422)
+            #expect(
+                other.error?.contains("Idempotency-Key 'k1' was used for another request") == true,
+                "\(other.error ?? "")")
+            #expect(try await airports.find("ENGM")?.name == "First")
+            // The same key for another airport: refused too.
+            let elsewhere = try await RawHTTP.push(
+                server, "ENZV", key: "k1", Self.body("ENZV", name: "Moved", base: enzv))
+            #expect(elsewhere.status == 422)
+            #expect(try await airports.find("ENZV")?.name == enzv)
+            #expect(try await store.repository(AirportChange.self).count() == 1)
+        }
+    }
+
+    @Test("push keys are pruned with the change log: a client cannot grow the database without bound")
+    func keysArePruned() async throws {
+        var limits = AirportsServer.Limits()
+        limits.changeLogLength = 3
+        try await withServer(limits: limits) { server, store in
+            let name = try #require(try await store.repository(Airport.self).find("ENGM")).name
+            var base = name
+            for index in 0..<8 {
+                let answer = try await RawHTTP.push(
+                    server, "ENGM", key: "key \(index)", Self.body("ENGM", name: "Name \(index)", base: base))
+                #expect(answer.status == 200)
+                base = "Name \(index)"
+            }
+            let kept = try await store.sql("SELECT count(*) FROM airport_push_ledger").rows.first?.first
+            let log = try await store.repository(AirportChange.self).count()
+            #expect(log == 3)
+            #expect(kept == .integer(3), "one key per logged change")
+        }
+    }
+
+    @Test("an import forgets the old dataset's push keys: a replayed key is a new push, not told it was applied")
+    func importForgetsKeys() async throws {
+        try await withServer { server, store in
+            let name = try #require(try await store.repository(Airport.self).find("ENGM")).name
+            let push = Self.body("ENGM", name: "Edited", base: name)
+            #expect(try await RawHTTP.push(server, "ENGM", key: "before", push).status == 200)
+            _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
+            #expect(try await store.repository(Airport.self).find("ENGM")?.name == name)  // the import put it back
+            let replayed = try await RawHTTP.push(server, "ENGM", key: "before", push)
+            #expect(replayed.status == 200)
+            #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Edited")
+        }
+    }
+}
