@@ -68,6 +68,29 @@ struct AirportsSyncTests {
         }
     }
 
+    @Test(
+        "an airport deleted through a push reaches /changes clients as a deletion, with and without a country",
+        arguments: [nil, "NO"] as [String?])
+    func deletionsReachChangesClients(country: String?) async throws {
+        try await withServer { server, store in
+            let client = APIClient(baseURL: server.baseURL)
+            let local = try SQLiteStore.temporary()
+            _ = try await AirportsSync.run(client: client, into: local, country: country)
+            #expect(try await local.repository(Airport.self).find("ENZV") != nil)
+            // A renamed airport, then the same airport deleted: the rename must not bring it back.
+            #expect(try await RawHTTP.patch(server, "ENZV", #"{"name": "Renamed"}"#).status == 200)
+            let delete = #"{"changes": {"icao": "ENZV"}, "edited_at": 1800000000, "delete": true}"#
+            #expect(try await RawHTTP.push(server, "ENZV", key: "delete ENZV", delete).status == 200)
+            #expect(try await store.repository(Airport.self).find("ENZV") == nil)
+            let next = try await AirportsSync.run(client: client, into: local, country: country)
+            #expect(next.kind == .incremental)
+            #expect(next.removed == 1)
+            #expect(try await local.repository(Airport.self).find("ENZV") == nil)
+            let page = try await RawHTTP.get(server, "/changes?since=0" + (country.map { "&country=\($0)" } ?? ""))
+            #expect(page.object["deleted"] as? [String] == ["ENZV"])
+        }
+    }
+
     @Test("a new import on the server makes the next sync full again, removing airports the server dropped")
     func newEpoch() async throws {
         try await withServer { server, serverStore in

@@ -139,6 +139,7 @@ public enum AirportsSync {
         var revision = cursor.revision
         var requests = 0
         var changes: [AirportRecord] = []
+        var deleted = Set<String>()
         while true {
             let page = try await client.send(AirportsAPI.Changes(since: revision, country: country))
             requests += 1
@@ -149,6 +150,9 @@ public enum AirportsSync {
                     .mappingFailed, "GET /changes?since=\(revision) promised more changes but did not move forward",
                     table: Airport.schema.tableName)
             }
+            // A deletion drops the changes before it; nothing follows it (a deleted airport takes no edits).
+            deleted.formUnion(page.deleted)
+            changes.removeAll { page.deleted.contains($0.icao) }
             changes += page.changes
             progress?(WorkProgress(phase: "fetching", done: changes.count, total: nil, unit: "changes"))
             revision = page.revision
@@ -168,17 +172,21 @@ public enum AirportsSync {
         }
         let records = changes.filter { present.contains($0.icao) } + wholes
         let finalRevision = revision
-        try await store.write { tx in
+        let gone = deleted
+        let removed = try await store.write { tx -> Int in
             let airports = tx.repository(Airport.self)
             try await airports.persist(records, mapper: AirportRecordMapper())
             if let country {
                 _ = try await airports.remove(where: .in(\.icao, keys) && \.country != country)
             }
+            let removed = try await airports.remove(where: .in(\.icao, gone))
             try await tx.repository(SyncCursor.self).upsert(
                 SyncCursor(id: cursor.id, epoch: cursor.epoch, revision: finalRevision, syncedAt: Date()))
+            return removed
         }
         return Summary(
-            kind: .incremental, received: changes.count, removed: 0, requests: requests, revision: finalRevision,
+            kind: .incremental, received: changes.count, removed: removed, requests: requests,
+            revision: finalRevision,
             seconds: 0)
     }
 }

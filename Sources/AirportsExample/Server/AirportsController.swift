@@ -169,9 +169,18 @@ struct AirportsController: Sendable {
         if let first = rows.first?.revision, first - 1 > since {
             return ChangesPage(epoch: epoch, revision: since, more: false, changes: [], pruned: true)
         }
-        var records = try rows.map { row in
+        var records: [AirportRecord] = []
+        var deleted: [String] = []
+        for row in rows {
+            let members = Data(row.members.utf8)
             do {
-                return try JSONDecoder().decode(AirportRecord.self, from: Data(row.members.utf8))
+                // A deletion is logged as `{"deleted": true, "icao": …}`.
+                if try JSONDecoder().decode(Tombstone.self, from: members).deleted == true {
+                    deleted.append(row.icao)
+                    records.removeAll { $0.icao == row.icao }
+                } else {
+                    records.append(try JSONDecoder().decode(AirportRecord.self, from: members))
+                }
             } catch {
                 throw DepotError(
                     .decodingFailed, "change \(row.revision) of '\(row.icao)' is not an airport record: \(error)",
@@ -179,7 +188,8 @@ struct AirportsController: Sendable {
             }
         }
         if let country {
-            // Changes of airports in the country, and every change that moves an airport.
+            // Changes of airports in the country, and every change that moves an airport. Deletions
+            // all go (the airport's country is gone with it): a client drops the ones it has.
             let keys = Set(records.map(\.icao))
             let inCountry = try await store.repository(Airport.self).fetch(
                 where: .in(\.icao, keys) && \.country == country)
@@ -187,7 +197,8 @@ struct AirportsController: Sendable {
             records = records.filter { kept.contains($0.icao) || $0.$country.isPresent }
         }
         return ChangesPage(
-            epoch: epoch, revision: rows.last?.revision ?? since, more: rows.count == limit, changes: records)
+            epoch: epoch, revision: rows.last?.revision ?? since, more: rows.count == limit, changes: records,
+            deleted: deleted)
     }
 
     // MARK: Plumbing
@@ -206,3 +217,8 @@ extension AirportRecord: ResponseEncodable {}
 extension DatasetInfo: ResponseEncodable {}
 extension ChangesPage: ResponseEncodable {}
 extension FeedResponse: ResponseEncodable {}
+
+/// The one member a change-log row of a deletion has besides `icao`.
+private struct Tombstone: Decodable {
+    var deleted: Bool?
+}

@@ -84,30 +84,40 @@ public struct ChangesPage: Codable, Sendable, Equatable {
     public var more: Bool
     /// Partial records: only the members each change carried (merged per airport by the store).
     public var changes: [AirportRecord]
+    /// Airports deleted in this page's changes, by icao (with `country=`, every deletion: the
+    /// airport's country went with it). A change listed before its airport's deletion is left out.
+    /// Absent means none.
+    public var deleted: [String]
     /// Whether changes after `since` are gone from the server's change log (it keeps the newest
     /// ``AirportsServer/Limits/changeLogLength``): the client must sync in full. Absent means false.
     public var pruned: Bool
 
     /// A page from its parts.
-    public init(epoch: String, revision: Int, more: Bool, changes: [AirportRecord], pruned: Bool = false) {
+    public init(
+        epoch: String, revision: Int, more: Bool, changes: [AirportRecord], deleted: [String] = [],
+        pruned: Bool = false
+    ) {
         self.epoch = epoch
         self.revision = revision
         self.more = more
         self.changes = changes
+        self.deleted = deleted
         self.pruned = pruned
     }
 
     enum CodingKeys: String, CodingKey {
-        case epoch, revision, more, changes, pruned
+        case epoch, revision, more, changes, deleted, pruned
     }
 
-    /// Decodes a page; a missing `pruned` reads as false (servers before it sent none).
+    /// Decodes a page; a missing `pruned` reads as false and a missing `deleted` as none (servers
+    /// before them sent neither).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         epoch = try container.decode(String.self, forKey: .epoch)
         revision = try container.decode(Int.self, forKey: .revision)
         more = try container.decode(Bool.self, forKey: .more)
         changes = try container.decode([AirportRecord].self, forKey: .changes)
+        deleted = try container.decodeIfPresent([String].self, forKey: .deleted) ?? []
         pruned = try container.decodeIfPresent(Bool.self, forKey: .pruned) ?? false
     }
 }
