@@ -38,10 +38,16 @@ func withSyncServer(
 
 /// A clock a test moves by hand: edit times for last-writer-wins without sleeping.
 final class TestClock: Sendable {
-    private let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    private let now: Mutex<Date>
+
+    /// A clock at `start`: by default in 2023, before any server's clock, as an honest client's is.
+    init(at start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { now = Mutex(start) }
 
     /// The time now.
     func date() -> Date { now.withLock { $0 } }
+
+    /// Sets the clock to `date`.
+    func set(_ date: Date) { now.withLock { $0 = date } }
 
     /// Moves the clock on.
     func advance(_ seconds: Double = 1) { now.withLock { $0 += seconds } }

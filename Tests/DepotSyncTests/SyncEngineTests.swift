@@ -148,6 +148,26 @@ struct SyncEngineTests {
         }
     }
 
+    @Test("a push dated in the future does not win the next conflict on its fields: the server records its own time")
+    func futureDatedPushDoesNotWinForever() async throws {
+        try await withSyncServer { server, _ in
+            let cheat = try Replica(server: server, clock: TestClock(at: Date(timeIntervalSince1970: 4_102_444_800)))
+            let honestClock = TestClock()
+            let honest = try Replica(server: server, clock: honestClock)
+            try await cheat.engine.sync()
+            try await honest.engine.sync()
+            try await cheat.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "From 2100")])
+            try await cheat.engine.sync()
+            // An honest edit made after that push, from a base without it: a conflict, which it wins.
+            honestClock.set(Date().addingTimeInterval(1))
+            try await honest.airports.update(where: \.icao == "ENGM", set: [.set(\.name, to: "Honest")])
+            let report = try await honest.engine.sync()
+            #expect(report.conflicts == 1)
+            #expect(report.pushed == 1, "the honest, later edit is pushed over the future-dated one")
+            #expect(try await honest.airports.find("ENGM")?.name == "Honest")
+        }
+    }
+
     @Test("a local delete is pushed and reaches the other replica as a tombstone")
     func deletionsTravel() async throws {
         try await withSyncServer { server, serverStore in
@@ -326,9 +346,11 @@ struct SyncEngineTests {
             let pulled = try await replica.engine.pull()
             #expect(pulled.pulledRows == 1)
             #expect(try await replica.airports.find("ENZV") == nil)
-            // The delete conflicts (the city changed since); last writer wins keeps the delete.
+            // The delete conflicts (the city changed since, by a write later than the delete): last
+            // writer wins keeps the server's row, which comes back here.
             try await replica.engine.sync()
-            #expect(try await serverStore.repository(Airport.self).find("ENZV") == nil)
+            #expect(try await serverStore.repository(Airport.self).find("ENZV")?.city == "Sola")
+            #expect(try await replica.airports.find("ENZV")?.city == "Sola")
             #expect(try await replica.all() == serverAirports(serverStore))
         }
     }

@@ -45,7 +45,8 @@ public struct PushBody: Codable, Sendable, Equatable {
     public var changes: AirportRecord
     /// The values the edited members had before the edit, as the client saw them (with `icao`).
     public var base: AirportRecord?
-    /// When the edit was made, in seconds since 1970 (the client's clock).
+    /// When the edit was made, in seconds since 1970 (the client's clock; the server records the
+    /// fields as written then, or at its own time now when that is earlier).
     public var editedAt: Double
     /// Whether the edit removed the airport.
     public var delete: Bool
@@ -283,7 +284,10 @@ extension AirportsController {
                     answer = PushAnswer(airport: nil, revision: head + 1, fieldTimes: [:], error: nil)
                 } else {
                     try await airports.persist([body.changes], mapper: AirportRecordMapper())
-                    times = try await AirportFieldTimes.touch(body.changes, at: body.editedAt, in: tx)
+                    // A client's clock is trusted only up to the server's: a push dated in the future
+                    // would otherwise win every later conflict on its fields (last writer wins).
+                    let writtenAt = Swift.min(body.editedAt, Date().timeIntervalSince1970)
+                    times = try await AirportFieldTimes.touch(body.changes, at: writtenAt, in: tx)
                     try await changes.insert(AirportChange(revision: head + 1, icao: icao, members: members))
                     let stored = try await airports.find(icao).map { AirportRecord($0) }
                     answer = PushAnswer(airport: stored, revision: head + 1, fieldTimes: times, error: nil)
