@@ -78,4 +78,22 @@ struct AirportsPushTests {
             #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Edited")
         }
     }
+
+    @Test(
+        "a push without the base of what it changes is a conflict answered with the server's row, never a blind overwrite",
+        arguments: [
+            #"{"changes": {"icao": "ENGM", "name": "Blind"}, "edited_at": 1700000000, "delete": false}"#,
+            #"{"changes": {"icao": "ENGM", "name": "Blind"}, "base": {"icao": "ENGM"}, "edited_at": 1700000000, "delete": false}"#,
+            #"{"changes": {"icao": "ENGM"}, "edited_at": 1700000000, "delete": true}"#,
+        ])
+    func noBlindOverwrite(body: String) async throws {
+        try await withServer { server, store in
+            let before = try await store.repository(Airport.self).find("ENGM")
+            let answer = try await RawHTTP.push(server, "ENGM", key: "blind", body)
+            #expect(answer.status == 409)
+            #expect(answer.error?.contains("the push carries no base value of") == true, "\(answer.error ?? "")")
+            #expect((answer.object["airport"] as? [String: Any])?["name"] as? String == before?.name)
+            #expect(try await store.repository(Airport.self).find("ENGM") == before)
+        }
+    }
 }

@@ -79,7 +79,9 @@ struct AirportsSyncTests {
             #expect(try await local.repository(Airport.self).find("ENZV") != nil)
             // A renamed airport, then the same airport deleted: the rename must not bring it back.
             #expect(try await RawHTTP.patch(server, "ENZV", #"{"name": "Renamed"}"#).status == 200)
-            let delete = #"{"changes": {"icao": "ENZV"}, "edited_at": 1800000000, "delete": true}"#
+            let current = try #require(try await store.repository(Airport.self).find("ENZV"))
+            let base = String(decoding: try JSONEncoder().encode(AirportRecord(current)), as: UTF8.self)
+            let delete = #"{"changes": {"icao": "ENZV"}, "base": \#(base), "edited_at": 1700000000, "delete": true}"#
             #expect(try await RawHTTP.push(server, "ENZV", key: "delete ENZV", delete).status == 200)
             #expect(try await store.repository(Airport.self).find("ENZV") == nil)
             let next = try await AirportsSync.run(client: client, into: local, country: country)

@@ -260,18 +260,16 @@ extension AirportsController {
                 var times = try await AirportFieldTimes.read(icao, in: tx)
                 let now = AirportRecord(current)
                 // A conflict: a member the client changed (or, for a delete, any member) no longer
-                // holds the value the client started from.
-                if let base = body.base {
-                    let checked = body.delete ? AirportRecord.memberNames : body.changes.presentMembers
-                    if let stale = checked.first(where: { base.member($0) != nil && base.member($0) != now.member($0) })
-                    {
-                        return (
-                            .conflict,
-                            PushAnswer(
-                                airport: now, revision: 0, fieldTimes: times,
-                                error: "'\(stale)' of \(icao) changed on the server since this edit's base")
-                        )
-                    }
+                // holds the value the client started from. A member missing from the base (or a
+                // push without one) counts as stale: no blind overwrite of what the client never saw.
+                let base = body.base ?? AirportRecord(icao: icao)
+                let checked = body.delete ? AirportRecord.memberNames : body.changes.presentMembers
+                if let stale = checked.first(where: { base.member($0) != now.member($0) }) {
+                    let reason =
+                        base.member(stale) == nil
+                        ? "the push carries no base value of '\(stale)' of \(icao): send the value it started from"
+                        : "'\(stale)' of \(icao) changed on the server since this edit's base"
+                    return (.conflict, PushAnswer(airport: now, revision: 0, fieldTimes: times, error: reason))
                 }
                 let changes = tx.repository(AirportChange.self)
                 let head = try await changes.max(\.revision) ?? 0
