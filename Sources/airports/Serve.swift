@@ -18,6 +18,9 @@ struct Serve: AsyncParsableCommand {
             GET /dataset, GET /changes?since=R                                   `airports sync --country`
             GET /health               200 when the store answers, else 503
 
+            Writes (PATCH and pushes) need Authorization: Bearer <write token>; without
+            --write-token the server is read-only (403 to every write).
+
             SIGTERM or SIGINT stops accepting connections, finishes the requests in flight, closes
             the store and exits 0.
 
@@ -26,6 +29,7 @@ struct Serve: AsyncParsableCommand {
               AIRPORTS_PORT                           as --port
               AIRPORTS_MAX_CONNECTIONS                as --max-connections
               AIRPORTS_IDLE_TIMEOUT                   as --idle-timeout
+              AIRPORTS_WRITE_TOKEN                    as --write-token
             """)
 
     @OptionGroup var source: StoreOptions
@@ -45,6 +49,19 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "Seconds an idle connection stays open (default: $AIRPORTS_IDLE_TIMEOUT, else 30).", valueName: "seconds"))
     var idleTimeout: Int?
+
+    @Option(
+        name: .customLong("write-token"),
+        help: ArgumentHelp(
+            "The token writes must send as Authorization: Bearer (default: $AIRPORTS_WRITE_TOKEN; none: read-only).",
+            valueName: "token"))
+    var writeToken: String?
+
+    /// Who may write: holders of the write token, or nobody.
+    var access: AirportsServer.Access {
+        guard let token = writeToken ?? environment("AIRPORTS_WRITE_TOKEN"), !token.isEmpty else { return .readOnly }
+        return AirportsServer.Access(writeTokens: [token])
+    }
 
     /// `flag`'s value, else the environment variable's (which must be a whole number), else `fallback`.
     private func setting(_ flag: Int?, _ variable: String, _ fallback: Int) throws -> Int {
@@ -84,8 +101,12 @@ struct Serve: AsyncParsableCommand {
         let (port, limits) = try settings()
         try await source.withStore(existing: true) { store in
             let count = try await store.repository(Airport.self).count()
-            let app = try await AirportsServer.application(store: store, port: port, limits: limits) { bound in
-                write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (Ctrl-C stops)")
+            let access = access
+            let app = try await AirportsServer.application(
+                store: store, port: port, limits: limits, access: access
+            ) { bound in
+                let writes = access.writeTokens.isEmpty ? "read-only" : "writes need the token"
+                write("serving \(count) airports from \(name) on http://127.0.0.1:\(bound) (\(writes); Ctrl-C stops)")
             }
             // swift-service-lifecycle: SIGTERM and SIGINT end it gracefully.
             try await app.runService()

@@ -29,6 +29,12 @@ struct Sync: AsyncParsableCommand {
     var quiet = false
 
     @Option(
+        help: ArgumentHelp(
+            "The server's write token, sent with pushes as Authorization: Bearer (default: $AIRPORTS_TOKEN).",
+            valueName: "token"))
+    var token: String?
+
+    @Option(
         name: .customLong("page-size"), parsing: .unconditional,
         help: ArgumentHelp("Airports per feed page, 1…10000 (default 5000).", valueName: "count"))
     var pageSize = 5_000
@@ -44,7 +50,11 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         guard let base = URL(string: from) else { throw ValidationError("--from: '\(from)' is not a URL") }
-        let client = APIClient(baseURL: base)
+        var configuration = APIClient.Configuration()
+        if let token = token ?? environment("AIRPORTS_TOKEN"), !token.isEmpty {
+            configuration.headers["Authorization"] = "Bearer \(token)"
+        }
+        let client = APIClient(baseURL: base, configuration: configuration)
         if let country {
             try await countrySync(client: client, country: country)
             return

@@ -156,11 +156,13 @@ struct AirportsExampleTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let serverPath = folder.appendingPathComponent("server.sqlite").path
         #expect(try await runProcess(binary, ["import", "--store", serverPath, "--quiet"]).status == 0)
-        let (server, _, line) = try await startServe(["--store", serverPath, "--port", "0"])
+        let (server, _, line) = try await startServe(
+            ["--store", serverPath, "--port", "0", "--write-token", testWriteToken])
         let url = String(
             try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }, "\(line)"))
         let clientPath = folder.appendingPathComponent("client.sqlite").path
-        let first = try await runProcess(binary, ["sync", "--from", url, "--store", clientPath])
+        let first = try await runProcess(
+            binary, ["sync", "--from", url, "--store", clientPath, "--token", testWriteToken])
         #expect(first.status == 0, "\(first.errors)")
         #expect(first.output.hasPrefix("synced with \(url): pushed 0 edits, pulled 28298 airports"), "\(first.output)")
 
@@ -182,7 +184,8 @@ struct AirportsExampleTests {
         #expect(unknown.status == 1)
         #expect(unknown.errors.contains("no airport with icao 'XXXX'"))
 
-        let pushed = try await runProcess(binary, ["sync", "--from", url, "--store", clientPath])
+        let pushed = try await runProcess(
+            binary, ["sync", "--from", url, "--store", clientPath, "--token", testWriteToken])
         #expect(pushed.output.hasPrefix("synced with \(url): pushed 1 edit"), "\(pushed.output)")
         let synced = try #require(try await engm())
         #expect(synced["pending"] == nil)

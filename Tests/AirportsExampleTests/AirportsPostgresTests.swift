@@ -39,7 +39,7 @@ struct AirportsPostgresTests {
                 .run(on: airports)
             #expect(nearest.map(\.airport.icao) == referenceNearest(oslo.0, oslo.1, limit: 10).map(\.icao))
 
-            let server = try await AirportsServer.start(store: store)
+            let server = try await AirportsServer.start(store: store, access: .testing)
             try await withCleanup {
                 let local = try SQLiteStore.temporary()
                 let client = APIClient(baseURL: server.baseURL)
@@ -66,8 +66,8 @@ struct AirportsPostgresTests {
                         latitude: 0, longitude: 0, timeZone: nil, localCode: nil)
                 })
             let other = try PostgresStore(url: url)
-            let first = try await AirportsServer.start(store: store)
-            let second = try await AirportsServer.start(store: other)
+            let first = try await AirportsServer.start(store: store, access: .testing)
+            let second = try await AirportsServer.start(store: other, access: .testing)
             try await withCleanup {
                 let answers = try await withThrowingTaskGroup(of: RawHTTP.Answer.self) { group in
                     for call in 0..<24 {
@@ -96,7 +96,7 @@ struct AirportsPostgresTests {
                 Airport(
                     icao: "ZZ00", iata: nil, name: "Field", city: nil, subdivision: nil, country: "ZZ", elevation: 0,
                     latitude: 0, longitude: 0, timeZone: nil, localCode: nil))
-            let server = try await AirportsServer.start(store: store)
+            let server = try await AirportsServer.start(store: store, access: .testing)
             try await withCleanup {
                 let patch = try await RawHTTP.patch(server, "ZZ00", #"{"name": "a\u0000b"}"#)
                 #expect(patch.status == 400)

@@ -1,6 +1,7 @@
 import AirportsExample
 import Depot
 import DepotSQLite
+import DepotTestSupport
 import Foundation
 import Testing
 
@@ -95,5 +96,39 @@ struct AirportsPushTests {
             #expect((answer.object["airport"] as? [String: Any])?["name"] as? String == before?.name)
             #expect(try await store.repository(Airport.self).find("ENGM") == before)
         }
+    }
+
+    @Test(
+        "writes need the server's write token: none or a wrong one answers 401, a server without tokens 403, and nothing changes; reads stay open",
+        arguments: [nil, "Bearer wrong", "Basic \(testWriteToken)", "Bearer \(testWriteToken)x"] as [String?])
+    func writesNeedTheToken(authorization: String?) async throws {
+        try await withServer { server, store in
+            let before = try await store.repository(Airport.self).find("ENGM")
+            let name = try #require(before).name
+            var headers = ["Idempotency-Key": "k"]
+            headers["Authorization"] = authorization
+            let url = try #require(URL(string: server.baseURL.absoluteString + "/airports/ENGM"))
+            let patch = try await RawHTTP.send("PATCH", url, body: #"{"name": "Anonymous"}"#, headers: headers)
+            #expect(patch.status == 401)
+            let push = try await RawHTTP.send(
+                "POST", url.appendingPathComponent("changes"), body: Self.body("ENGM", name: "Anonymous", base: name),
+                headers: headers)
+            #expect(push.status == 401)
+            #expect(push.error?.isEmpty == false)
+            #expect(try await store.repository(Airport.self).find("ENGM") == before)
+            #expect(try await RawHTTP.get(server, "/airports/ENGM").status == 200)
+        }
+        // A server started without tokens takes no writes at all, whatever a client sends.
+        let store = try SQLiteStore.temporary()
+        try await store.repository(Airport.self).insert(
+            Airport(
+                icao: "ENGM", iata: nil, name: "Oslo", city: nil, subdivision: nil, country: "NO", elevation: 0,
+                latitude: 60, longitude: 11, timeZone: nil, localCode: nil))
+        let readOnly = try await AirportsServer.start(store: store)
+        let answer = try await RawHTTP.patch(readOnly, "ENGM", #"{"name": "Anonymous"}"#)
+        await readOnly.stop()
+        #expect(answer.status == 403)
+        #expect(answer.error?.contains("read-only") == true)
+        #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Oslo")
     }
 }

@@ -267,7 +267,7 @@ struct AirportsServerTests {
         _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
         var limits = AirportsServer.Limits()
         limits.changeLogLength = 3
-        let server = try await AirportsServer.start(store: store, limits: limits)
+        let server = try await AirportsServer.start(store: store, limits: limits, access: .testing)
         try await withCleanup {
             let client = APIClient(baseURL: server.baseURL)
             let mirror = try SQLiteStore.temporary()
@@ -301,7 +301,7 @@ struct AirportsServerTests {
         var limits = AirportsServer.Limits()
         limits.idleTimeout = .seconds(1)
         limits.maximumConnections = 1
-        let server = try await AirportsServer.start(store: store, limits: limits)
+        let server = try await AirportsServer.start(store: store, limits: limits, access: .testing)
         try await withCleanup {
             // One idle connection takes the only place; a request waits behind it until the
             // server closes it for idling, then is answered.

@@ -14,7 +14,10 @@ import Testing
 func servedImport(limits: AirportsServer.Limits = .init()) async throws -> (AirportsServer, SQLiteStore) {
     let store = try SQLiteStore.temporary()
     _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
-    return (try await AirportsServer.start(store: store, limits: limits), store)
+    return (
+        try await AirportsServer.start(
+            store: store, limits: limits, access: AirportsServer.Access(writeTokens: [testWriteToken])), store
+    )
 }
 
 /// A server of its own for a test that changes data; stopped after `body`.
@@ -57,7 +60,8 @@ enum RawHTTP {
     }
 
     static func send(
-        _ method: String, _ url: URL, body: String? = nil, headers: [String: String] = [:]
+        _ method: String, _ url: URL, body: String? = nil,
+        headers: [String: String] = ["Authorization": "Bearer \(testWriteToken)"]
     ) async throws -> Answer {
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -81,7 +85,7 @@ enum RawHTTP {
     static func push(_ server: AirportsServer, _ icao: String, key: String, _ body: String) async throws -> Answer {
         try await send(
             "POST", try #require(URL(string: server.baseURL.absoluteString + "/airports/\(icao)/changes")), body: body,
-            headers: ["Idempotency-Key": key])
+            headers: ["Idempotency-Key": key, "Authorization": "Bearer \(testWriteToken)"])
     }
 
     static func patch(_ server: AirportsServer, _ icao: String, _ body: String) async throws -> Answer {
@@ -240,4 +244,9 @@ func startServe(_ arguments: [String], environment: [String: String] = [:]) asyn
         return String(decoding: banner, as: UTF8.self)
     }
     return (server, reader, banner)
+}
+
+extension AirportsServer.Access {
+    /// Writes with the tests' token.
+    static var testing: AirportsServer.Access { AirportsServer.Access(writeTokens: [testWriteToken]) }
 }

@@ -31,7 +31,10 @@ struct SyncKillTests {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let clientPath = folder.appendingPathComponent("client.sqlite").path
-            let arguments = ["--from", server.baseURL.absoluteString, "--store", clientPath, "--page-size", "700"]
+            let arguments = [
+                "--from", server.baseURL.absoluteString, "--store", clientPath, "--page-size", "700", "--token",
+                testWriteToken,
+            ]
             var kills = 0
             for delay in Self.delays.prefix(6) where try await Self.syncAndKill(binary, arguments, after: delay * 2) {
                 kills += 1

@@ -28,7 +28,8 @@ func withSyncServer(
     let rows: [Airport]
     if let airports { rows = airports } else { rows = try await someAirports() }
     try await store.repository(Airport.self).insert(rows)
-    let server = try await AirportsServer.start(store: store, limits: limits)
+    let server = try await AirportsServer.start(
+        store: store, limits: limits, access: AirportsServer.Access(writeTokens: [testWriteToken]))
     try await withCleanup {
         try await body(server, store)
     } cleanup: {
@@ -66,7 +67,8 @@ struct Replica {
     ) throws {
         store = try SQLiteStore.temporary()
         let client =
-            transport.map { APIClient(baseURL: server.baseURL, transport: $0) } ?? APIClient(baseURL: server.baseURL)
+            transport.map { APIClient(baseURL: server.baseURL, transport: $0, configuration: .writing) }
+            ?? APIClient(baseURL: server.baseURL, configuration: .writing)
         engine = SyncEngine.airports(
             store: store, client: client, conflicts: conflicts, pageSize: pageSize, clock: clock.function)
     }
@@ -80,4 +82,13 @@ struct Replica {
 
 func serverAirports(_ store: any Store) async throws -> [Airport] {
     try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
+}
+
+extension APIClient.Configuration {
+    /// The defaults, sending the test servers' write token.
+    static var writing: APIClient.Configuration {
+        var configuration = APIClient.Configuration()
+        configuration.headers["Authorization"] = "Bearer \(testWriteToken)"
+        return configuration
+    }
 }

@@ -81,8 +81,9 @@ struct SyncConvergenceTests {
             for index in 0..<count {
                 let transport = FaultTransport(seed: seed &+ UInt64(index), rates: .harsh)
                 let store = try replicaStores?[index] ?? SQLiteStore.temporary()
-                let client = APIClient(
-                    baseURL: server.baseURL, transport: transport, configuration: .init(retryPolicy: retry))
+                var configuration = APIClient.Configuration.writing
+                configuration.retryPolicy = retry
+                let client = APIClient(baseURL: server.baseURL, transport: transport, configuration: configuration)
                 transports.append(transport)
                 stores.append(store)
                 engines.append(SyncEngine.airports(store: store, client: client, pageSize: 16, clock: clock.function))

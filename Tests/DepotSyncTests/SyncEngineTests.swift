@@ -410,7 +410,7 @@ struct SyncEngineTests {
 /// Plain HTTP calls made by "another client" (not the engine under test).
 enum RawPush {
     static func patch(_ server: AirportsServer, _ icao: String, _ body: String) async throws -> Int {
-        let client = APIClient(baseURL: server.baseURL)
+        let client = APIClient(baseURL: server.baseURL, configuration: .writing)
         let record = try JSONDecoder().decode(AirportRecord.self, from: Data(body.utf8).withKey(icao))
         _ = try await client.send(AirportsAPI.Update(record))
         return 200

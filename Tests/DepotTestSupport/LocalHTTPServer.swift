@@ -54,3 +54,6 @@ public final class LocalHTTPServer: Sendable {
         public init() {}
     }
 }
+
+/// The write token the tests' airports servers take (`AirportsServer.Access`), and their clients send.
+public let testWriteToken = "test-write-token"

@@ -27,9 +27,13 @@ public enum AirportsDemo {
             "✓ server: imported \(summary.rows) airports from the bundled CSV in "
                 + "\(format(summary.parseSeconds + summary.storeSeconds)) s (parse \(format(summary.parseSeconds)) s, "
                 + "store \(format(summary.storeSeconds)) s, one transaction)")
-        let server = try await AirportsServer.start(store: serverStore)
+        // Writes need the server's write token; this run makes one of its own.
+        let token = UUID().uuidString
+        let server = try await AirportsServer.start(
+            store: serverStore, access: AirportsServer.Access(writeTokens: [token]))
         do {
-            try await clientSide(server: server, serverStore: serverStore, folder: folder, clock: clock, say: say)
+            try await clientSide(
+                server: server, token: token, serverStore: serverStore, folder: folder, clock: clock, say: say)
         } catch {
             await server.stop()
             throw error
@@ -40,11 +44,13 @@ public enum AirportsDemo {
     }
 
     static func clientSide(
-        server: AirportsServer, serverStore: any Store, folder: URL, clock: ContinuousClock,
+        server: AirportsServer, token: String, serverStore: any Store, folder: URL, clock: ContinuousClock,
         say: @escaping @Sendable (String) -> Void
     ) async throws {
-        say("✓ server: airports API listening on \(server.baseURL.absoluteString)")
-        let client = APIClient(baseURL: server.baseURL)
+        say("✓ server: airports API listening on \(server.baseURL.absoluteString), writes with a token")
+        var configuration = APIClient.Configuration()
+        configuration.headers["Authorization"] = "Bearer \(token)"
+        let client = APIClient(baseURL: server.baseURL, configuration: configuration)
         let clientStore = try SQLiteStore(path: folder.appendingPathComponent("client.sqlite").path)
         let otherStore = try SQLiteStore(path: folder.appendingPathComponent("other-client.sqlite").path)
         // Both clients sync through DepotSync: local edits go to an outbox, the feed is pulled from a

@@ -14,7 +14,9 @@ struct APIProblem: HTTPResponseError {
 
     /// `{"error": message}` with the problem's status.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        AirportsJSON.response(status, ["error": message])
+        var response = AirportsJSON.response(status, ["error": message])
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
     }
 
     /// Refuses text a client sends (path, query or body) that holds NUL — one answer on every

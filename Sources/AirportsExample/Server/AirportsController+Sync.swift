@@ -208,6 +208,7 @@ extension AirportsController {
     }
 
     func push(_ icao: String, _ request: Request) async throws -> Response {
+        try access.authorizeWrite(request.headers[.authorization])
         guard let name = HTTPField.Name("Idempotency-Key"), let key = request.headers[name], !key.isEmpty else {
             throw APIProblem.badRequest("a push needs an Idempotency-Key header")
         }

@@ -10,6 +10,7 @@ import NIOCore
 struct AirportsController: Sendable {
     let store: any Store
     let limits: AirportsServer.Limits
+    var access = AirportsServer.Access.readOnly
 
     /// Largest `limit` a list or a changes page takes.
     static let maximumLimit = 10_000
@@ -88,6 +89,7 @@ struct AirportsController: Sendable {
     }
 
     func patch(_ icao: String, _ request: Request) async throws -> AirportRecord {
+        try access.authorizeWrite(request.headers[.authorization])
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: Self.maximumBody)

@@ -67,16 +67,53 @@ public final class AirportsServer: Sendable {
         }
     }
 
+    /// Who may write (`PATCH /airports/{icao}`, `POST /airports/{icao}/changes`): holders of a write
+    /// token, sent as `Authorization: Bearer TOKEN`. Reads are open. Without tokens the server is
+    /// read-only: secure by default.
+    public struct Access: Sendable {
+        /// The tokens that allow writes; empty: nobody writes.
+        public var writeTokens: Set<String>
+
+        /// Writes allowed to holders of `writeTokens` (none by default: read-only).
+        public init(writeTokens: Set<String> = []) { self.writeTokens = writeTokens }
+
+        /// Nobody writes.
+        public static let readOnly = Access()
+
+        /// Refuses a request that may not write: 403 when the server takes no writes, 401 when the
+        /// request carries no valid write token.
+        func authorizeWrite(_ authorization: String?) throws {
+            guard !writeTokens.isEmpty else {
+                throw APIProblem(
+                    status: .forbidden, message: "this server is read-only: start it with a write token to take writes")
+            }
+            guard let authorization, authorization.hasPrefix("Bearer ") else {
+                throw APIProblem(status: .unauthorized, message: "a write needs Authorization: Bearer <write token>")
+            }
+            let token = Array(authorization.dropFirst("Bearer ".count).utf8)
+            // Compared in full against each token, whatever matches first: no timing hints.
+            var matched = false
+            for candidate in writeTokens {
+                let bytes = Array(candidate.utf8)
+                var difference = UInt8(bytes.count == token.count ? 0 : 1)
+                for index in 0..<min(bytes.count, token.count) { difference |= bytes[index] ^ token[index] }
+                matched = matched || difference == 0
+            }
+            guard matched else { throw APIProblem(status: .unauthorized, message: "the write token is not valid") }
+        }
+    }
+
     /// Starts the API on `host:port` (port 0: any free one) and returns once it listens.
     ///
     /// - Throws: `DepotError` of kind `.connection` naming the address when the server cannot
     ///   listen there (the port is taken, the host is not this machine's); `.invalidQuery` naming
     ///   a limit that is not positive.
     public static func start(
-        store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits()
+        store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits(),
+        access: Access = .readOnly
     ) async throws -> AirportsServer {
         let (bound, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try await application(store: store, host: host, port: port, limits: limits) { port in
+        let app = try await application(store: store, host: host, port: port, limits: limits, access: access) { port in
             continuation.yield(port)
             continuation.finish()
         }
@@ -111,7 +148,7 @@ public final class AirportsServer: Sendable {
     /// SIGINT/SIGTERM). Creates the dataset row when the store has none.
     public static func application(
         store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits(),
-        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        access: Access = .readOnly, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try limits.validate()
         try await AirportImporter.ensureDataset(in: store)
@@ -120,7 +157,7 @@ public final class AirportsServer: Sendable {
         // span per request, under which the store's transaction and statement spans nest.
         router.middlewares.add(TracingMiddleware())
         router.middlewares.add(IncidentMiddleware())
-        router.addRoutes(AirportsController(store: store, limits: limits).routes)
+        router.addRoutes(AirportsController(store: store, limits: limits, access: access).routes)
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout))),
             configuration: .init(
