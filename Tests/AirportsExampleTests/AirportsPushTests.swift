@@ -131,4 +131,16 @@ struct AirportsPushTests {
         #expect(answer.error?.contains("read-only") == true)
         #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Oslo")
     }
+
+    @Test("a store whose dataset row was removed underneath answers 500, never an empty epoch a client would adopt")
+    func missingDatasetIsNotAnEmptyEpoch() async throws {
+        try await withServer { server, store in
+            #expect(try await store.repository(AirportDataset.self).remove(AirportDataset.current))
+            for path in ["/dataset", "/feed", "/changes?since=0"] {
+                let answer = try await RawHTTP.get(server, path)
+                #expect(answer.status == 500, "\(path)")
+                #expect(answer.error?.hasPrefix("the server could not answer this request (incident ") == true)
+            }
+        }
+    }
 }

@@ -144,7 +144,7 @@ extension AirportsController {
         let parameters = try QueryParameters(
             request.uri.query, allowed: ["cursor", "limit"], maximumTextLength: limits.maximumTextLength)
         let limit = try parameters.limit(default: 5_000)
-        let epoch = try await store.repository(AirportDataset.self).find(AirportDataset.current)?.epoch ?? ""
+        let epoch = try await currentEpoch()
         guard let cursor = try parameters.text("cursor") else {
             let head = try await store.repository(AirportChange.self).max(\.revision) ?? 0
             return try await copyPage(epoch: epoch, revision: head, after: nil, limit: limit)

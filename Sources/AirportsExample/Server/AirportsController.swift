@@ -126,6 +126,9 @@ struct AirportsController: Sendable {
         return AirportRecord(updated)
     }
 
+    /// The tables whose keys a writer taking the next revision may find taken.
+    static let revisionTables = [AirportChange.schema.tableName, AirportPush.schema.tableName]
+
     /// Runs `body` again (up to `attempts` times in all) while it fails because the change log's
     /// next revision was taken by another writer.
     func retryingTakenRevision<T>(attempts: Int, _ body: () async throws -> T) async throws -> T {
@@ -135,7 +138,7 @@ struct AirportsController: Sendable {
                 return try await body()
             } catch let error as DepotError
                 where error.kind == .constraintViolation
-                && [AirportChange.schema.tableName, AirportPush.schema.tableName].contains(error.table ?? "")
+                && Self.revisionTables.contains(where: { $0 == error.table })
                 && attempt < attempts
             {
                 attempt += 1
@@ -143,11 +146,28 @@ struct AirportsController: Sendable {
         }
     }
 
+    /// The current import's epoch. The dataset row is created when the server starts and replaced
+    /// by an import; a store without it (removed underneath) is named, not answered with an empty
+    /// epoch that clients would take as a dataset of their own.
+    ///
+    /// - Throws: `DepotError` of kind `.storage` naming the missing row.
+    func currentEpoch() async throws -> String {
+        guard let dataset = try await store.repository(AirportDataset.self).find(AirportDataset.current) else {
+            throw DepotError(
+                .storage,
+                "the dataset row '\(AirportDataset.current)' of \(AirportDataset.schema.tableName) is missing: "
+                    + "restart the server (it creates one) or run airports import",
+                table: AirportDataset.schema.tableName)
+        }
+        return dataset.epoch
+    }
+
     func dataset() async throws -> DatasetInfo {
-        let info = try await store.repository(AirportDataset.self).find(AirportDataset.current)
+        let epoch = try await currentEpoch()
+        // An empty change log is at revision 0.
         let head = try await store.repository(AirportChange.self).first(orderBy: [.descending(\.revision)])
         return DatasetInfo(
-            epoch: info?.epoch ?? "", revision: head?.revision ?? 0,
+            epoch: epoch, revision: head?.revision ?? 0,
             airports: try await store.repository(Airport.self).count())
     }
 
@@ -162,7 +182,7 @@ struct AirportsController: Sendable {
         }
         let limit = try parameters.limit(default: 1_000)
         let country = try parameters.text("country")
-        let epoch = try await store.repository(AirportDataset.self).find(AirportDataset.current)?.epoch ?? ""
+        let epoch = try await currentEpoch()
         let rows = try await store.repository(AirportChange.self).fetch(
             where: \.revision > since, orderBy: [.ascending(\.revision)], limit: limit)
         // Revisions are consecutive: a first one past `since + 1` means the log dropped changes the
