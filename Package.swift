@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "DepotPostgres", targets: ["DepotPostgres"]),
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotSync", targets: ["DepotSync"]),
+        .library(name: "DepotSyncServer", targets: ["DepotSyncServer"]),
+        .library(name: "DepotSyncHummingbird", targets: ["DepotSyncHummingbird"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
         .executable(name: "airports", targets: ["airports"]),
     ],
@@ -88,6 +90,22 @@ let package = Package(
             ]),
         // Offline-first sync of a store with your own API: feeds, an outbox, conflict policies.
         .target(name: "DepotSync", dependencies: ["Depot", "DepotHTTP"]),
+        // DepotSync's server half: feeds and pushes from any store, independent of HTTP frameworks.
+        .target(
+            name: "DepotSyncServer",
+            dependencies: [
+                "Depot", "DepotSync", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
+        // The server half's routes on Hummingbird.
+        .target(
+            name: "DepotSyncHummingbird",
+            dependencies: [
+                "Depot", "DepotSync", "DepotSyncServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "DepotTesting", dependencies: ["Depot", "DepotSQL"]),
         // The conformance suite again, its fixtures declared with @Entity instead of hand-written
         // schemas (the same source files, linked, compiled with DEPOT_MACRO_FIXTURES): not a product.
@@ -193,8 +211,9 @@ let package = Package(
             name: "DepotSyncTests",
             dependencies: [
                 "DepotSync", "Depot", "DepotHTTP", "DepotSQLite", "DepotPostgres", "DepotTestSupport",
-                "AirportsExample",
+                "AirportsExample", "DepotSyncServer", "DepotSyncHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

@@ -387,7 +387,9 @@ public final class SyncEngine: Sendable {
         var changes: [String: StoredValue] = [:]
         if !chosen.isEmpty {
             for (index, name) in columns.enumerated() where !keyColumns.contains(name) {
-                if !RowReads.same(chosen[index], remote.values[index]) { changes[name] = chosen[index] }
+                if !RowReads.same(chosen[index], remote.values[index], type: table.columns[index].type) {
+                    changes[name] = chosen[index]
+                }
             }
         }
         let remoteValues = Dictionary(uniqueKeysWithValues: zip(columns, remote.values))
@@ -426,12 +428,12 @@ public final class SyncEngine: Sendable {
         return next
     }
 
-    /// Whether `error` is the server refusing the change itself (a 4xx other than 401, 403, 408 and
-    /// 429, which say something about the client's credentials or the server's load, not the
-    /// change): kept, not retried.
+    /// Whether `error` is the server refusing the change itself (a 4xx other than 401, 408 and 429,
+    /// which say something about the client's credentials or the server's load, not the change;
+    /// 403 says this caller may not make this change): kept, not retried.
     static func isRejection(_ error: HTTPError) -> Bool {
         guard let status = error.status else { return false }
-        return (400..<500).contains(status) && ![401, 403, 408, 429].contains(status)
+        return (400..<500).contains(status) && ![401, 408, 429].contains(status)
     }
 
     // MARK: - State

@@ -5,18 +5,18 @@ import Foundation
 /// keeps keys, changed values and bases in a text column on every store.
 ///
 /// `null` is JSON `null`; every other value is a one-member object: `{"text": "Oslo"}`,
-/// `{"int": 42}`, `{"real": 1.5}`, `{"bool": true}`, `{"decimal": "1.10"}`, `{"blob": "AAE="}`,
+/// `{"int": 42}`, `{"real": 1.5}` (`{"real": "Infinity"}`, `{"real": "-Infinity"}`), `{"bool": true}`, `{"decimal": "1.10"}`, `{"blob": "AAE="}`,
 /// `{"date": 733449600.5}` (seconds since 2001), `{"uuid": "…"}`.
-struct SyncValue: Codable, Hashable, Sendable {
-    var value: StoredValue
+package struct SyncValue: Codable, Hashable, Sendable {
+    package var value: StoredValue
 
-    init(_ value: StoredValue) { self.value = value }
+    package init(_ value: StoredValue) { self.value = value }
 
     private enum Tag: String, CodingKey {
         case text, int, real, bool, decimal, blob, date, uuid
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), single.decodeNil() {
             value = .null
             return
@@ -29,7 +29,17 @@ struct SyncValue: Codable, Hashable, Sendable {
         switch tag {
         case .text: value = .text(try container.decode(String.self, forKey: tag))
         case .int: value = .integer(try container.decode(Int64.self, forKey: tag))
-        case .real: value = .double(try container.decode(Double.self, forKey: tag))
+        case .real:
+            // Infinities as text: JSON has no number for them.
+            if let text = try? container.decode(String.self, forKey: tag) {
+                guard let infinity = ["Infinity": Double.infinity, "-Infinity": -Double.infinity][text] else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: tag, in: container, debugDescription: "'\(text)' is not a real number")
+                }
+                value = .double(infinity)
+            } else {
+                value = .double(try container.decode(Double.self, forKey: tag))
+            }
         case .bool: value = .bool(try container.decode(Bool.self, forKey: tag))
         case .decimal:
             let text = try container.decode(String.self, forKey: tag)
@@ -44,7 +54,7 @@ struct SyncValue: Codable, Hashable, Sendable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         if case .null = value {
             var single = encoder.singleValueContainer()
             try single.encodeNil()
@@ -55,6 +65,8 @@ struct SyncValue: Codable, Hashable, Sendable {
         case .null: break
         case .text(let text): try container.encode(text, forKey: .text)
         case .integer(let integer): try container.encode(integer, forKey: .int)
+        case .double(let double) where double.isInfinite:
+            try container.encode(double < 0 ? "-Infinity" : "Infinity", forKey: .real)
         case .double(let double): try container.encode(double, forKey: .real)
         case .bool(let bool): try container.encode(bool, forKey: .bool)
         case .decimal(let decimal): try container.encode("\(decimal)", forKey: .decimal)
@@ -66,27 +78,27 @@ struct SyncValue: Codable, Hashable, Sendable {
 }
 
 /// JSON text for the outbox's columns, and back.
-enum SyncJSON {
-    static func encoder() -> JSONEncoder {
+package enum SyncJSON {
+    package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return encoder
     }
 
     /// A key as canonical text (equal keys, equal text): what outbox rows are matched by.
-    static func keyText(_ key: some Collection<StoredValue>) throws -> String {
+    package static func keyText(_ key: some Collection<StoredValue>) throws -> String {
         try text(key.map(SyncValue.init))
     }
 
-    static func key(_ text: String) throws -> [StoredValue] {
+    package static func key(_ text: String) throws -> [StoredValue] {
         try JSONDecoder().decode([SyncValue].self, from: Data(text.utf8)).map(\.value)
     }
 
-    static func valuesText(_ values: [String: StoredValue]) throws -> String {
+    package static func valuesText(_ values: [String: StoredValue]) throws -> String {
         try text(values.mapValues(SyncValue.init))
     }
 
-    static func values(_ text: String) throws -> [String: StoredValue] {
+    package static func values(_ text: String) throws -> [String: StoredValue] {
         try JSONDecoder().decode([String: SyncValue].self, from: Data(text.utf8)).mapValues(\.value)
     }
 

@@ -33,7 +33,8 @@ public final class SyncedStore: Store {
     /// recorded in the outbox in that same transaction.
     public func transaction<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         try await base.transaction { writer in
-            try await body(RecordingWriter(base: writer, synced: synced, clock: clock))
+            try await body(
+                CapturingWriter(base: writer, captured: synced, recorder: OutboxRecorder.recorder(clock: clock)))
         }
     }
 
@@ -56,14 +57,31 @@ public final class SyncedStore: Store {
     }
 }
 
-/// A transaction's writer that records changes to synced tables in the outbox.
-struct RecordingWriter: StoreWriter {
-    let base: any StoreWriter
-    let synced: Set<String>
-    let clock: @Sendable () -> Date
+/// A transaction's writer that reads the rows a write to some tables touches before and after it
+/// and hands both to a recorder, inside the same transaction: how the client's outbox and the
+/// server's change log learn what changed, whichever repository call changed it.
+package struct CapturingWriter: StoreWriter {
+    /// Records the change of the rows with `keys` of `table` from `before` to `after` (by key
+    /// text; a key missing from `after` was deleted), writing through `writer`.
+    package typealias Recorder =
+        @Sendable (
+            _ table: TableDescription, _ keys: [[StoredValue]], _ before: [String: [StoredValue]],
+            _ after: [String: [StoredValue]], _ writer: any StoreWriter
+        ) async throws -> Void
 
-    func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
-        guard synced.contains(table.name), rows.count > 0 else {
+    let base: any StoreWriter
+    let captured: Set<String>
+    let recorder: Recorder
+
+    /// Captures writes to the tables named `captured` made through `base`.
+    package init(base: any StoreWriter, captured: Set<String>, recorder: @escaping Recorder) {
+        self.base = base
+        self.captured = captured
+        self.recorder = recorder
+    }
+
+    package func write(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
+        guard captured.contains(table.name), rows.count > 0 else {
             return try await base.write(rows, into: table, mode: mode)
         }
         let keyPositions = try table.primaryKey.map { name in
@@ -80,75 +98,74 @@ struct RecordingWriter: StoreWriter {
         let before = try await RowReads.rows(of: table, keys: keys, in: base)
         let written = try await base.write(rows, into: table, mode: mode)
         let after = try await RowReads.rows(of: table, keys: keys, in: base)
-        try await record(table: table, keys: keys, before: before, after: after)
+        try await recorder(table, keys, before, after, base)
         return written
     }
 
-    func update(_ query: UpdateQuery) async throws -> Int {
-        guard synced.contains(query.table.name) else { return try await base.update(query) }
+    package func update(_ query: UpdateQuery) async throws -> Int {
+        guard captured.contains(query.table.name) else { return try await base.update(query) }
         let table = query.table
         let before = try await RowReads.rows(of: table, where: query.predicate, in: base)
         let updated = try await base.update(query)
         let keys = before.values.map { RowReads.key(of: $0, in: table) }
         let after = try await RowReads.rows(of: table, keys: keys, in: base)
-        try await record(table: table, keys: keys, before: before, after: after)
+        try await recorder(table, keys, before, after, base)
         return updated
     }
 
-    func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
-        guard synced.contains(table.name) else { return try await base.delete(from: table, where: predicate) }
+    package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
+        guard captured.contains(table.name) else { return try await base.delete(from: table, where: predicate) }
         let before = try await RowReads.rows(of: table, where: predicate, in: base)
         let deleted = try await base.delete(from: table, where: predicate)
         let keys = before.values.map { RowReads.key(of: $0, in: table) }
-        try await record(table: table, keys: keys, before: before, after: [:])
+        try await recorder(table, keys, before, [:], base)
         return deleted
     }
 
-    func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
+    package func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         try await base.savepoint { writer in
-            try await body(RecordingWriter(base: writer, synced: synced, clock: clock))
+            try await body(CapturingWriter(base: writer, captured: captured, recorder: recorder))
+        }
+    }
+
+    package func scan<Result: Sendable>(
+        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
+    ) async throws -> Result {
+        try await base.scan(query, read)
+    }
+
+    package func count(_ query: SelectQuery) async throws -> Int { try await base.count(query) }
+
+    package func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
+        try await base.aggregate(query)
+    }
+}
+
+/// The outbox's recorder: an outbox entry for every key whose row changed.
+enum OutboxRecorder {
+    static func recorder(clock: @escaping @Sendable () -> Date) -> CapturingWriter.Recorder {
+        { table, keys, before, after, writer in
+            try await record(table: table, keys: keys, before: before, after: after, at: clock(), in: writer)
         }
     }
 
     /// Appends an outbox entry for every key whose row changed between `before` and `after`.
-    private func record(
+    private static func record(
         table: TableDescription, keys: [[StoredValue]], before: [String: [StoredValue]],
-        after: [String: [StoredValue]]
+        after: [String: [StoredValue]], at now: Date, in base: any StoreWriter
     ) async throws {
         let outbox = Transaction(writer: base).repository(OutboxEntry.self)
         var next = (try await outbox.first(orderBy: [.descending(\.sequence)])?.sequence ?? 0) + 1
-        let now = clock()
         var entries: [OutboxEntry] = []
-        var recorded = Set<String>()
-        let keyColumns = Set(table.primaryKey)
-        for key in keys {
-            let keyText = try SyncJSON.keyText(key)
-            guard recorded.insert(keyText).inserted else { continue }
-            let old = before[keyText]
-            let new = after[keyText]
-            var changes: [String: StoredValue] = [:]
-            let operation: String
-            switch (old, new) {
-            case (nil, nil):
-                continue
-            case (.some, nil):
-                operation = OutboxEntry.delete
-            case (let old, .some(let new)):
-                operation = OutboxEntry.set
-                for (index, column) in table.columns.enumerated() where !keyColumns.contains(column.name) {
-                    if let old, RowReads.same(old[index], new[index]) { continue }
-                    changes[column.name] = new[index]
-                }
-                if old != nil, changes.isEmpty { continue }
-            }
-            let baseText = try old.map { row in
-                try SyncJSON.valuesText(
-                    Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.name), row)))
+        for change in try RowReads.changes(of: table, keys: keys, before: before, after: after) {
+            let baseText = try change.before.map { row in
+                try SyncJSON.valuesText(Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.name), row)))
             }
             entries.append(
                 OutboxEntry(
-                    sequence: next, table: table.name, key: keyText, operation: operation,
-                    changes: try SyncJSON.valuesText(changes), base: baseText, editedAt: now,
+                    sequence: next, table: table.name, key: change.keyText,
+                    operation: change.isDelete ? OutboxEntry.delete : OutboxEntry.set,
+                    changes: try SyncJSON.valuesText(change.changes), base: baseText, editedAt: now,
                     idempotencyKey: UUID().uuidString, attempts: 0, rejection: nil))
             next += 1
         }
@@ -160,22 +177,12 @@ struct RecordingWriter: StoreWriter {
                 into: schema.table, mode: .insert)
         }
     }
-
-    func scan<Result: Sendable>(
-        _ query: SelectQuery, _ read: @escaping @Sendable (inout any StoreCursor) throws -> Result
-    ) async throws -> Result {
-        try await base.scan(query, read)
-    }
-
-    func count(_ query: SelectQuery) async throws -> Int { try await base.count(query) }
-
-    func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] { try await base.aggregate(query) }
 }
 
 /// Whole rows read by key or predicate, as stored values in the table's column order.
-enum RowReads {
+package enum RowReads {
     /// The rows matching `predicate`, by key text.
-    static func rows(
+    package static func rows(
         of table: TableDescription, where predicate: PredicateNode?, in reader: any StoreReader
     ) async throws -> [String: [StoredValue]] {
         let width = table.columns.count
@@ -190,7 +197,7 @@ enum RowReads {
     }
 
     /// The key texts of every row of `table` (only the key columns are read).
-    static func keyTexts(of table: TableDescription, in reader: any StoreReader) async throws -> [String] {
+    package static func keyTexts(of table: TableDescription, in reader: any StoreReader) async throws -> [String] {
         var query = SelectQuery(table: table)
         query.columns = table.primaryKey
         let width = table.primaryKey.count
@@ -203,7 +210,7 @@ enum RowReads {
     }
 
     /// The rows with these keys, by key text (read in chunks).
-    static func rows(
+    package static func rows(
         of table: TableDescription, keys: [[StoredValue]], in reader: any StoreReader
     ) async throws -> [String: [StoredValue]] {
         var byKey: [String: [StoredValue]] = [:]
@@ -219,7 +226,9 @@ enum RowReads {
     }
 
     /// Removes the rows of `table` with `keys`, in chunks.
-    static func remove(from table: TableDescription, keys: [[StoredValue]], in writer: any StoreWriter) async throws {
+    package static func remove(from table: TableDescription, keys: [[StoredValue]], in writer: any StoreWriter)
+        async throws
+    {
         var start = 0
         while start < keys.count {
             let chunk = keys[start..<min(start + 500, keys.count)]
@@ -229,16 +238,73 @@ enum RowReads {
         }
     }
 
-    static func key(of row: [StoredValue], in table: TableDescription) -> [StoredValue] {
+    package static func key(of row: [StoredValue], in table: TableDescription) -> [StoredValue] {
         table.primaryKey.compactMap { name in table.columns.firstIndex { $0.name == name }.map { row[$0] } }
     }
 
-    /// Whether two stored values are the same value (NaN-free: stores refuse NaN).
-    static func same(_ a: StoredValue, _ b: StoredValue) -> Bool {
-        switch (a, b) {
-        case (.null, .null): true
-        case (.null, _), (_, .null): false
-        default: a == b
+    /// One row's change between two reads: its key (as text), whether it was deleted, the row
+    /// before (`nil` when created) and the columns whose values differ (the new values).
+    package struct RowChange: Sendable {
+        package var key: [StoredValue]
+        package var keyText: String
+        package var isDelete: Bool
+        package var before: [StoredValue]?
+        package var after: [StoredValue]?
+        package var changes: [String: StoredValue]
+    }
+
+    /// The rows of `keys` that changed between `before` and `after`, each key once, in the order
+    /// of `keys`: created, deleted, or with some non-key column of another value.
+    package static func changes(
+        of table: TableDescription, keys: [[StoredValue]], before: [String: [StoredValue]],
+        after: [String: [StoredValue]]
+    ) throws -> [RowChange] {
+        var result: [RowChange] = []
+        var seen = Set<String>()
+        let keyColumns = Set(table.primaryKey)
+        for key in keys {
+            let keyText = try SyncJSON.keyText(key)
+            guard seen.insert(keyText).inserted else { continue }
+            let old = before[keyText]
+            let new = after[keyText]
+            var changes: [String: StoredValue] = [:]
+            switch (old, new) {
+            case (nil, nil):
+                continue
+            case (.some, nil):
+                break
+            case (let old, .some(let new)):
+                for (index, column) in table.columns.enumerated() where !keyColumns.contains(column.name) {
+                    if let old, same(old[index], new[index], type: column.type) { continue }
+                    changes[column.name] = new[index]
+                }
+                if old != nil, changes.isEmpty { continue }
+            }
+            result.append(
+                RowChange(
+                    key: key, keyText: keyText, isDelete: new == nil, before: old, after: new, changes: changes))
         }
+        return result
+    }
+
+    /// Whether two stored values of a column of `type` are the same value (NaN-free: stores refuse
+    /// NaN). JSON texts compare as JSON: PostgreSQL's `jsonb` gives back its own spacing and key
+    /// order, so the text a client re-encodes differs from the server's for the same value.
+    package static func same(_ a: StoredValue, _ b: StoredValue, type: ColumnType? = nil) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.text(let first), .text(let second)) where type == .json && first != second:
+            return canonicalJSON(first).map { $0 == canonicalJSON(second) } ?? false
+        default: return a == b
+        }
+    }
+
+    /// JSON text with sorted keys and no spacing; `nil` when it is not JSON.
+    private static func canonicalJSON(_ text: String) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) else {
+            return nil
+        }
+        return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
     }
 }
