@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "AirportsExample",
             dependencies: [
-                "Depot", "DepotSQLite", "DepotHTTP", "DepotSync",
+                "Depot", "DepotSQLite", "DepotHTTP", "DepotSync", "DepotSyncServer", "DepotSyncHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "DepotTestSupport",
             dependencies: [
-                "Depot", "DepotSQL", "DepotTesting", .product(name: "Logging", package: "swift-log"),
+                "Depot", "DepotSQL", "DepotTesting", "DepotHTTP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

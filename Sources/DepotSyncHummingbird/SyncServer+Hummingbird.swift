@@ -22,15 +22,15 @@ extension SyncServer {
     ///   - context: The request context of your router.
     ///   - caller: Who sends a request (from its `Authorization` header, say); `nil` answers 401
     ///     with `WWW-Authenticate: Bearer`. What it throws answers as Hummingbird answers it.
-    /// - Returns: The routes; their errors answer `{"error": "…"}` with the `SyncProblem`'s status
-    ///   (a `DepotError` of the store answers 500 without its details).
+    /// - Returns: The routes; a `SyncProblem` answers `{"error": "…"}` with its status; other errors
+    ///   (the store's) are thrown to your middleware, as any route's are (Hummingbird answers 500).
     public func routes<Context: RequestContext>(
         context: Context.Type,
         caller: @escaping @Sendable (Request, Context) async throws -> Caller?
     ) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.get(":table/feed") { request, context in
-            await self.answer {
+            try await self.answer {
                 guard let who = try await caller(request, context) else { throw SyncProblem.unauthenticated }
                 let table = try Self.table(context)
                 let query = try SyncQuery(request.uri.query)
@@ -40,7 +40,7 @@ extension SyncServer {
             }
         }
         routes.post(":table/push") { request, context in
-            await self.answer {
+            try await self.answer {
                 guard let who = try await caller(request, context) else { throw SyncProblem.unauthenticated }
                 let table = try Self.table(context)
                 let body: ByteBuffer
@@ -59,24 +59,15 @@ extension SyncServer {
         return routes
     }
 
-    private func answer(_ body: () async throws -> (HTTPResponse.Status, Data)) async -> Response {
+    private func answer(_ body: () async throws -> (HTTPResponse.Status, Data)) async throws -> Response {
         do {
             let (status, data) = try await body()
             return Self.response(status, data)
         } catch let problem as SyncProblem {
             var response = Self.response(
-                HTTPResponse.Status(code: problem.status),
-                (try? Self.json(SyncProtocol.Problem(error: problem.message))) ?? Data())
+                HTTPResponse.Status(code: problem.status), try Self.json(SyncProtocol.Problem(error: problem.message)))
             if problem.status == 401 { response.headers[.wwwAuthenticate] = "Bearer" }
             return response
-        } catch let error as HTTPResponseError {
-            return Self.response(
-                error.status, (try? Self.json(SyncProtocol.Problem(error: "\(error.status.reasonPhrase)"))) ?? Data())
-        } catch {
-            configuration.logger.error("sync route failed", metadata: ["error": "\(error)"])
-            return Self.response(
-                .internalServerError,
-                (try? Self.json(SyncProtocol.Problem(error: "the server could not answer; it logged why"))) ?? Data())
         }
     }
 

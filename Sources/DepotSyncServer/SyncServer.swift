@@ -127,17 +127,47 @@ public final class SyncServer<Caller: SyncCaller>: Sendable {
         return server
     }
 
+    /// Where the log stands: its epoch (a new one makes every cursor expire) and the sequence
+    /// number of the newest change (0 before any).
+    public struct LogPosition: Sendable, Equatable {
+        /// The log's epoch.
+        public var epoch: String
+        /// The newest change's sequence number.
+        public var sequence: Int
+    }
+
+    /// Where the log stands now.
+    ///
+    /// - Throws: `DepotError` of kind `.storage` when the log has no head row (the store was not
+    ///   opened with ``open(store:tables:configuration:)``); what the store throws.
+    public func logPosition() async throws -> LogPosition {
+        guard let head = try await base.repository(SyncHead.self).find(SyncHead.only) else {
+            throw DepotError(
+                .storage, "the sync log has no head row: open the store with SyncServer.open",
+                table: SyncHead.schema.tableName)
+        }
+        return LogPosition(epoch: head.epoch, sequence: head.head)
+    }
+
     /// Forgets the log, the idempotency keys and the field times, and starts a new epoch: every
     /// client's next pull copies in full (after an import that replaced the data, say).
     public func resetLog() async throws {
-        try await base.write { tx in
-            let head = try await ChangeLog.take(0, in: tx)
-            _ = try await tx.repository(SyncLogEntry.self).removeAll()
-            _ = try await tx.repository(SyncLedgerEntry.self).removeAll()
-            _ = try await tx.repository(SyncFieldTimes.self).removeAll()
-            try await tx.repository(SyncHead.self).upsert(
-                SyncHead(id: SyncHead.only, head: head.head, pruned: head.head, epoch: UUID().uuidString))
+        try await base.write { tx in try await Self.resetLog(in: tx) }
+    }
+
+    /// ``resetLog()`` inside a transaction of the store (an import that replaces the data in the
+    /// same transaction, no server open): also creates the log's head row when the store has none.
+    public static func resetLog(in tx: Transaction) async throws {
+        let heads = tx.repository(SyncHead.self)
+        if try await heads.find(SyncHead.only) == nil {
+            try await heads.upsert(SyncHead(id: SyncHead.only, head: 0, pruned: 0, epoch: UUID().uuidString))
         }
+        let head = try await ChangeLog.take(0, in: tx)
+        _ = try await tx.repository(SyncLogEntry.self).removeAll()
+        _ = try await tx.repository(SyncLedgerEntry.self).removeAll()
+        _ = try await tx.repository(SyncFieldTimes.self).removeAll()
+        try await heads.upsert(
+            SyncHead(id: SyncHead.only, head: head.head, pruned: head.head, epoch: UUID().uuidString))
     }
 
     /// The served table `name`.

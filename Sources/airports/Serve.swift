@@ -11,11 +11,12 @@ struct Serve: AsyncParsableCommand {
             GET /airports?country=&q=&near=LAT,LON&min_elevation=&after=&limit=   airports as JSON
             GET /airports/{icao}                                                  one airport, or 404
             PATCH /airports/{icao}    a partial JSON body: absent members unchanged, null clears one
-            GET /feed?cursor=C&limit=N   the change feed `airports sync` pulls (a full copy, then changes)
-            POST /airports/{icao}/changes   one pushed edit: {"changes", "base", "edited_at", "delete"}
-                                      with an Idempotency-Key header; 409 with the server's airport
-                                      when a changed member no longer holds its base value
-            GET /dataset, GET /changes?since=R                                   `airports sync --country`
+            GET /sync/airports/feed?cursor=C&limit=N   the change feed `airports sync` pulls (a full
+                                      copy, then the changes since: DepotSyncServer's protocol)
+            POST /sync/airports/push  one pushed edit, with an Idempotency-Key header; 409 with the
+                                      server's airport when a changed member no longer holds its base
+            /sync/country/{code}/airports/feed and …/push   the same for one country's airports
+            GET /dataset              the sync log's epoch and newest change, the airport count
             GET /health               200 when the store answers, else 503
 
             Writes (PATCH and pushes) need Authorization: Bearer <write token>; without

@@ -14,7 +14,8 @@ struct Sync: AsyncParsableCommand {
             resolved field by field, the later edit winning; the result is pushed, so every replica ends
             with it. Edits the server refuses are kept and listed; nothing is retried forever.
 
-            With --country, only that country's airports are copied (GET /changes; no edits are pushed).
+            With --country, only that country's airports are synced (the server's /sync/country/{code}
+            routes): they alone are pulled, and a push may touch no other.
             """)
 
     @Option(help: "The API's base URL, e.g. http://127.0.0.1:8080")
@@ -22,7 +23,7 @@ struct Sync: AsyncParsableCommand {
 
     @OptionGroup var target: StoreOptions
 
-    @Option(help: "Only this country's airports (two-letter code); pulls only, pushes nothing.")
+    @Option(help: "Only this country's airports (two-letter code): pulled, and the only ones pushes may touch.")
     var country: String?
 
     @Flag(help: "Print nothing but errors: no progress, no summary.")
@@ -55,14 +56,10 @@ struct Sync: AsyncParsableCommand {
             configuration.headers["Authorization"] = "Bearer \(token)"
         }
         let client = APIClient(baseURL: base, configuration: configuration)
-        if let country {
-            try await countrySync(client: client, country: country)
-            return
-        }
         let clock = ContinuousClock()
         let started = clock.now
         let (report, status, rejected) = try await target.withStore(existing: false) { store in
-            let engine = SyncEngine.airports(store: store, client: client, pageSize: pageSize)
+            let engine = SyncEngine.airports(store: store, client: client, pageSize: pageSize, country: country)
             let report = try await engine.sync()
             return (report, try await engine.status(), try await engine.rejectedChanges())
         }
@@ -82,21 +79,5 @@ struct Sync: AsyncParsableCommand {
             write("refused: edit \(change.sequence) of \(icao): \(change.rejection.map { "\($0)" } ?? "")")
         }
         if status.pendingChanges > 0 { write("\(status.pendingChanges) edit(s) still waiting to be pushed") }
-    }
-
-    /// `--country`: the one-way copy of one country through `GET /changes`.
-    func countrySync(client: APIClient, country: String) async throws {
-        let display = ProgressDisplay(quiet: quiet)
-        let summary = try await target.withStore(existing: false) { store in
-            try await AirportsSync.run(client: client, into: store, country: country, progress: display.update)
-        }
-        display.finish()
-        guard !quiet else { return }
-        var line = "\(summary.kind.rawValue) sync from \(from): \(summary.received) "
-        line += summary.kind == .full ? "airports" : "changes"
-        if summary.removed > 0 { line += ", \(summary.removed) removed" }
-        line += " in \(summary.requests) request\(summary.requests == 1 ? "" : "s"), "
-        line += String(format: "%.2f s", summary.seconds) + "; revision \(summary.revision), store \(target.name)"
-        write(line)
     }
 }

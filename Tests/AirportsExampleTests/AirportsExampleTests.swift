@@ -130,12 +130,10 @@ struct AirportsExampleTests {
         let synced = try await runProcess(
             binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
         #expect(synced.status == 0, "\(synced.errors)")
-        #expect(synced.output.hasPrefix("full sync from \(url): 84 airports in 2 requests"))
-        #expect(synced.errors.contains("fetching: 84 airports in "), "\(synced.errors)")
-        #expect(synced.errors.contains("storing: 84 airports in "), "\(synced.errors)")
+        #expect(synced.output.hasPrefix("synced with \(url): pushed 0 edits, pulled 84 airports in 2 requests"))
         let again = try await runProcess(
             binary, ["sync", "--from", String(url), "--store", clientPath, "--country", "NO"])
-        #expect(again.output.hasPrefix("incremental sync from \(url): 0 changes in 1 request,"))
+        #expect(again.output.hasPrefix("synced with \(url): pushed 0 edits, pulled 0 airports in 1 request,"))
         server.terminate()
         try await offPool { server.waitUntilExit() }
         #expect(server.terminationStatus == 0)
@@ -146,7 +144,7 @@ struct AirportsExampleTests {
                 == bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder))
         let unreachable = try await runProcess(binary, ["sync", "--from", String(url), "--store", clientPath])
         #expect(unreachable.status != 0)
-        #expect(unreachable.errors.contains("GET /feed"))
+        #expect(unreachable.errors.contains("GET /sync/airports/feed"))
     }
 
     @Test("airports edit works offline, shows as pending in query --json, and airports sync pushes it")

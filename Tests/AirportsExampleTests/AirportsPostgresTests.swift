@@ -2,7 +2,9 @@ import AirportsExample
 import Depot
 import DepotHTTP
 import DepotPostgres
+import DepotSQL
 import DepotSQLite
+import DepotSync
 import DepotTestSupport
 import DepotTesting
 import Foundation
@@ -42,11 +44,12 @@ struct AirportsPostgresTests {
             let server = try await AirportsServer.start(store: store, access: .testing)
             try await withCleanup {
                 let local = try SQLiteStore.temporary()
-                let client = APIClient(baseURL: server.baseURL)
-                _ = try await AirportsSync.run(client: client, into: local, country: "NO")
+                let engine = SyncEngine.airports(
+                    store: local, client: APIClient(baseURL: server.baseURL), country: "NO")
+                try await engine.sync()
                 #expect(try await RawHTTP.patch(server, "ENGM", #"{"name": "Gardermoen", "lid": "GEN"}"#).status == 200)
-                let next = try await AirportsSync.run(client: client, into: local, country: "NO")
-                #expect(next.received == 1)
+                let next = try await engine.sync()
+                #expect(next.pulledRows == 1)
                 #expect(try await local.repository(Airport.self).fetchAll() == airports.fetch(where: \.country == "NO"))
                 #expect(try await local.repository(Airport.self).find("ENGM")?.localCode == "GEN")
             } cleanup: {
@@ -55,7 +58,7 @@ struct AirportsPostgresTests {
         }
     }
 
-    @Test("PATCHes through two server processes on one database at once all land, each with a revision of its own")
+    @Test("PATCHes through two servers on one database at once all land, each logged with a sequence of its own")
     func concurrentPatches() async throws {
         try await withPostgres { url, store in
             let codes = (0..<6).map { "ZZ0\($0)" }
@@ -79,8 +82,8 @@ struct AirportsPostgresTests {
                 }
                 let failed = answers.filter { $0.status != 200 }.map { String(decoding: $0.body, as: UTF8.self) }
                 #expect(failed.isEmpty, "\(failed)")
-                let revisions = try await store.repository(AirportChange.self).fetch().map(\.revision)
-                #expect(revisions == Array(1...24))
+                let log = try await store.sql("SELECT sequence FROM depot_sync_log ORDER BY sequence")
+                #expect(log.rows.map(\.first) == (1...24).map { .integer(Int64($0)) })
             } cleanup: {
                 await first.stop()
                 await second.stop()

@@ -1,16 +1,18 @@
 import AirportsExample
 import Depot
+import DepotSQL
 import DepotSQLite
 import DepotTestSupport
 import Foundation
 import Testing
 
-/// The push endpoint's idempotency keys, from outside with plain HTTP.
+/// The example's sync pushes (DepotSyncServer's), from outside with plain HTTP: the defects the
+/// hand-written server had, each pinned.
 @Suite("Pushes and their idempotency keys")
 struct AirportsPushTests {
     static func body(_ icao: String, name: String, base: String) -> String {
-        #"{"changes": {"icao": "\#(icao)", "name": "\#(name)"}, "base": {"icao": "\#(icao)", "name": "\#(base)"}, "#
-            + #""edited_at": 1800000000, "delete": false}"#
+        #"{"key": ["\#(icao)"], "operation": "set", "changes": {"name": "\#(name)"}, "base": {"name": "\#(base)"}, "#
+            + #""edited_at": "2027-01-15T08:00:00Z"}"#
     }
 
     @Test(
@@ -21,28 +23,26 @@ struct AirportsPushTests {
             let airports = store.repository(Airport.self)
             let engm = try #require(try await airports.find("ENGM")).name
             let enzv = try #require(try await airports.find("ENZV")).name
-            let first = try await RawHTTP.push(server, "ENGM", key: "k1", Self.body("ENGM", name: "First", base: engm))
+            let first = try await RawHTTP.push(server, key: "k1", Self.body("ENGM", name: "First", base: engm))
             #expect(first.status == 200)
             // The same request again (other JSON spacing): the stored answer, applied once.
             let again = try await RawHTTP.push(
-                server, "ENGM", key: "k1",
+                server, key: "k1",
                 Self.body("ENGM", name: "First", base: engm).replacingOccurrences(of: ": ", with: ":"))
             #expect(again.status == 200)
-            #expect(again.object["revision"] as? Int == first.object["revision"] as? Int)
+            #expect(again.body == first.body)
             // Another edit under the same key: refused, not told "applied".
-            let other = try await RawHTTP.push(
-                server, "ENGM", key: "k1", Self.body("ENGM", name: "Second", base: "First"))
+            let other = try await RawHTTP.push(server, key: "k1", Self.body("ENGM", name: "Second", base: "First"))
             #expect(other.status == 422)
             #expect(
                 other.error?.contains("Idempotency-Key 'k1' was used for another request") == true,
                 "\(other.error ?? "")")
             #expect(try await airports.find("ENGM")?.name == "First")
             // The same key for another airport: refused too.
-            let elsewhere = try await RawHTTP.push(
-                server, "ENZV", key: "k1", Self.body("ENZV", name: "Moved", base: enzv))
+            let elsewhere = try await RawHTTP.push(server, key: "k1", Self.body("ENZV", name: "Moved", base: enzv))
             #expect(elsewhere.status == 422)
             #expect(try await airports.find("ENZV")?.name == enzv)
-            #expect(try await store.repository(AirportChange.self).count() == 1)
+            #expect(try await RawHTTP.get(server, "/dataset").object["revision"] as? Int == 1)
         }
     }
 
@@ -55,13 +55,13 @@ struct AirportsPushTests {
             var base = name
             for index in 0..<8 {
                 let answer = try await RawHTTP.push(
-                    server, "ENGM", key: "key \(index)", Self.body("ENGM", name: "Name \(index)", base: base))
+                    server, key: "key \(index)", Self.body("ENGM", name: "Name \(index)", base: base))
                 #expect(answer.status == 200)
                 base = "Name \(index)"
             }
-            let kept = try await store.sql("SELECT count(*) FROM airport_push_ledger").rows.first?.first
-            let log = try await store.repository(AirportChange.self).count()
-            #expect(log == 3)
+            let kept = try await store.sql("SELECT count(*) FROM depot_sync_ledger").rows.first?.first
+            let log = try await store.sql("SELECT count(*) FROM depot_sync_log").rows.first?.first
+            #expect(log == .integer(3))
             #expect(kept == .integer(3), "one key per logged change")
         }
     }
@@ -71,10 +71,10 @@ struct AirportsPushTests {
         try await withServer { server, store in
             let name = try #require(try await store.repository(Airport.self).find("ENGM")).name
             let push = Self.body("ENGM", name: "Edited", base: name)
-            #expect(try await RawHTTP.push(server, "ENGM", key: "before", push).status == 200)
+            #expect(try await RawHTTP.push(server, key: "before", push).status == 200)
             _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
             #expect(try await store.repository(Airport.self).find("ENGM")?.name == name)  // the import put it back
-            let replayed = try await RawHTTP.push(server, "ENGM", key: "before", push)
+            let replayed = try await RawHTTP.push(server, key: "before", push)
             #expect(replayed.status == 200)
             #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Edited")
         }
@@ -83,17 +83,31 @@ struct AirportsPushTests {
     @Test(
         "a push without the base of what it changes is a conflict answered with the server's row, never a blind overwrite",
         arguments: [
-            #"{"changes": {"icao": "ENGM", "name": "Blind"}, "edited_at": 1700000000, "delete": false}"#,
-            #"{"changes": {"icao": "ENGM", "name": "Blind"}, "base": {"icao": "ENGM"}, "edited_at": 1700000000, "delete": false}"#,
-            #"{"changes": {"icao": "ENGM"}, "edited_at": 1700000000, "delete": true}"#,
+            #"{"key": ["ENGM"], "operation": "set", "changes": {"name": "Blind"}, "base": null, "edited_at": "2027-01-01T00:00:00Z"}"#,
+            #"{"key": ["ENGM"], "operation": "set", "changes": {"name": "Blind"}, "base": {}, "edited_at": "2027-01-01T00:00:00Z"}"#,
+            #"{"key": ["ENGM"], "operation": "delete", "changes": {}, "base": null, "edited_at": "2027-01-01T00:00:00Z"}"#,
         ])
     func noBlindOverwrite(body: String) async throws {
         try await withServer { server, store in
             let before = try await store.repository(Airport.self).find("ENGM")
-            let answer = try await RawHTTP.push(server, "ENGM", key: "blind", body)
+            let answer = try await RawHTTP.push(server, key: "blind", body)
             #expect(answer.status == 409)
-            #expect(answer.error?.contains("the push carries no base value of") == true, "\(answer.error ?? "")")
-            #expect((answer.object["airport"] as? [String: Any])?["name"] as? String == before?.name)
+            #expect(answer.object["message"].map { "\($0)".contains("the push carries no base value of") } == true)
+            #expect((answer.object["row"] as? [String: Any])?["name"] as? String == before?.name)
+            #expect(try await store.repository(Airport.self).find("ENGM") == before)
+        }
+    }
+
+    @Test("a pushed airport breaking the API's rules (a latitude of 95) is refused (422) naming the member")
+    func pushesKeepTheRules() async throws {
+        try await withServer { server, store in
+            let before = try #require(try await store.repository(Airport.self).find("ENGM"))
+            let answer = try await RawHTTP.push(
+                server, key: "north",
+                #"{"key": ["ENGM"], "operation": "set", "changes": {"lat": 95}, "base": {"lat": \#(before.latitude)}, "#
+                    + #""edited_at": "2027-01-01T00:00:00Z"}"#)
+            #expect(answer.status == 422)
+            #expect(answer.error?.contains("'lat'") == true, "\(answer.error ?? "")")
             #expect(try await store.repository(Airport.self).find("ENGM") == before)
         }
     }
@@ -111,8 +125,8 @@ struct AirportsPushTests {
             let patch = try await RawHTTP.send("PATCH", url, body: #"{"name": "Anonymous"}"#, headers: headers)
             #expect(patch.status == 401)
             let push = try await RawHTTP.send(
-                "POST", url.appendingPathComponent("changes"), body: Self.body("ENGM", name: "Anonymous", base: name),
-                headers: headers)
+                "POST", try #require(URL(string: server.baseURL.absoluteString + "/sync/airports/push")),
+                body: Self.body("ENGM", name: "Anonymous", base: name), headers: headers)
             #expect(push.status == 401)
             #expect(push.error?.isEmpty == false)
             #expect(try await store.repository(Airport.self).find("ENGM") == before)
@@ -126,17 +140,22 @@ struct AirportsPushTests {
                 latitude: 60, longitude: 11, timeZone: nil, localCode: nil))
         let readOnly = try await AirportsServer.start(store: store)
         let answer = try await RawHTTP.patch(readOnly, "ENGM", #"{"name": "Anonymous"}"#)
+        let push = try await RawHTTP.push(readOnly, key: "ro", Self.body("ENGM", name: "Anonymous", base: "Oslo"))
+        let feed = try await RawHTTP.get(readOnly, "/sync/airports/feed")
         await readOnly.stop()
         #expect(answer.status == 403)
         #expect(answer.error?.contains("read-only") == true)
+        #expect(push.status == 403)
+        #expect(push.error?.contains("read-only") == true)
+        #expect(feed.status == 200)
         #expect(try await store.repository(Airport.self).find("ENGM")?.name == "Oslo")
     }
 
-    @Test("a store whose dataset row was removed underneath answers 500, never an empty epoch a client would adopt")
-    func missingDatasetIsNotAnEmptyEpoch() async throws {
+    @Test("a store whose sync log head was removed underneath answers 500 with an incident, never an empty epoch")
+    func missingLogHeadIsNotAnEmptyEpoch() async throws {
         try await withServer { server, store in
-            #expect(try await store.repository(AirportDataset.self).remove(AirportDataset.current))
-            for path in ["/dataset", "/feed", "/changes?since=0"] {
+            try await store.write { tx in _ = try await tx.sql("DELETE FROM depot_sync_head") }
+            for path in ["/dataset", "/sync/airports/feed"] {
                 let answer = try await RawHTTP.get(server, path)
                 #expect(answer.status == 500, "\(path)")
                 #expect(answer.error?.hasPrefix("the server could not answer this request (incident ") == true)

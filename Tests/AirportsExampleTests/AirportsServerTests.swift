@@ -1,7 +1,9 @@
 import Depot
 import DepotHTTP
 import DepotPostgres
+import DepotSQL
 import DepotSQLite
+import DepotSync
 import DepotTestSupport
 import Foundation
 import Testing
@@ -80,8 +82,9 @@ struct AirportsServerTests {
             ("/airports?country=", "country is empty"),
             ("/airports?country=NO&country=SE", "parameter 'country' is given twice"),
             ("/airports?near=1,1&after=ENGM", "after pages results in icao order"),
-            ("/changes", "since is required"),
-            ("/changes?since=-1", "since must be a revision"),
+            ("/sync/airports/feed?limit=0", "limit must be 1 to 10000, not 0"),
+            ("/sync/airports/feed?cursor=elsewhere", "cursor 'elsewhere' is not one this server gave"),
+            ("/sync/airports/feed?since=1", "unknown query parameter 'since'"),
         ])
     func badParameter(path: String, message: String) async throws {
         try await withReadOnlyServer { server, _ in
@@ -118,12 +121,13 @@ struct AirportsServerTests {
             #expect(WireAirport(answer.object) == WireAirport(expected))
             #expect(answer.object["iata"] is NSNull)
 
-            // The change log holds exactly what the body carried.
-            let changes = try await RawHTTP.get(server, "/changes?since=0")
-            #expect(changes.object["revision"] as? Int == 1)
-            let change = try #require((changes.object["changes"] as? [[String: Any]])?.first)
-            #expect(change.keys.sorted() == ["iata", "icao", "name"])
-            #expect(change["iata"] is NSNull)
+            // The sync log holds the change: a client that had everything before it receives the row.
+            let epoch = try #require(try await RawHTTP.get(server, "/dataset").object["epoch"] as? String)
+            let changes = try await RawHTTP.get(server, "/sync/airports/feed?cursor=log:\(epoch):0")
+            let rows = try #require(changes.object["rows"] as? [[String: Any]])
+            #expect(rows.count == 1 && WireAirport(rows[0]) == WireAirport(expected))
+            #expect(rows.first?["iata"] is NSNull)
+            #expect((try await RawHTTP.get(server, "/dataset")).object["revision"] as? Int == 1)
 
             // An empty body changes nothing and records nothing.
             #expect(try await RawHTTP.patch(server, "ENGM", "{}").status == 200)
@@ -163,7 +167,7 @@ struct AirportsServerTests {
             #expect(answer.status == 400)
             #expect(answer.error?.contains(message) == true, "\(answer.error ?? "no error member")")
             #expect(try await store.repository(Airport.self).find("ENGM") == before)
-            #expect(try await store.repository(AirportChange.self).count() == 0)
+            #expect(try await RawHTTP.get(server, "/dataset").object["revision"] as? Int == 0)
         }
     }
 
@@ -196,7 +200,7 @@ struct AirportsServerTests {
             #expect(answer.status == 404)
             #expect(answer.error == "no airport with icao 'ZZZZ'")
             #expect(try await store.repository(Airport.self).find("ZZZZ") == nil)
-            #expect(try await store.repository(AirportChange.self).count() == 0)
+            #expect(try await RawHTTP.get(server, "/dataset").object["revision"] as? Int == 0)
         }
     }
 
@@ -234,7 +238,7 @@ struct AirportsServerTests {
         configuration.connectTimeout = .seconds(60)
         let unreachable = PostgresStore(configuration: configuration)
         try await withCleanup {
-            let (status, body) = await AirportsController(store: unreachable, limits: AirportsServer.Limits()).health()
+            let (status, body) = await AirportsController.health(of: unreachable)
             #expect(status == .serviceUnavailable)
             #expect(body["status"] == "unavailable")
             #expect(body["error"]?.hasPrefix("the store did not answer (incident ") == true, "\(body)")
@@ -261,7 +265,7 @@ struct AirportsServerTests {
         #expect(error?.message == "AirportsServer.Limits.\(limit) must be positive", "\(error?.message ?? "")")
     }
 
-    @Test("the change log keeps the newest changes; a client further behind is told to sync in full, and does")
+    @Test("the change log keeps the newest changes; a client further behind copies in full, and then goes on")
     func changeLogIsBounded() async throws {
         let store = try SQLiteStore.temporary()
         _ = try await AirportImporter.run(csv: try #require(AirportsCSV.bundledURL), into: store)
@@ -269,27 +273,20 @@ struct AirportsServerTests {
         limits.changeLogLength = 3
         let server = try await AirportsServer.start(store: store, limits: limits, access: .testing)
         try await withCleanup {
-            let client = APIClient(baseURL: server.baseURL)
             let mirror = try SQLiteStore.temporary()
-            #expect(try await AirportsSync.run(client: client, into: mirror).kind == .full)
+            let engine = SyncEngine.airports(store: mirror, client: APIClient(baseURL: server.baseURL))
+            #expect(try await engine.sync().pulledRows == 28_298)
             for call in 1...5 {
                 #expect(try await RawHTTP.patch(server, "ENGM", #"{"name": "Renamed \#(call)"}"#).status == 200)
             }
-            #expect(try await store.repository(AirportChange.self).fetch().map(\.revision) == [3, 4, 5])
-            let behind = try await RawHTTP.get(server, "/changes?since=1")
-            #expect(behind.object["pruned"] as? Bool == true)
-            #expect((behind.object["changes"] as? [Any])?.isEmpty == true)
-            let ahead = try await RawHTTP.get(server, "/changes?since=\(Int.max)")
-            #expect(ahead.status == 200)
-            #expect(ahead.object["pruned"] as? Bool == false)
-            let close = try await RawHTTP.get(server, "/changes?since=2")
-            #expect(close.object["pruned"] as? Bool == false)
-            #expect((close.object["changes"] as? [Any])?.count == 3)
-            // The mirror synced at revision 0: its changes are gone, so it syncs in full.
-            let again = try await AirportsSync.run(client: client, into: mirror)
-            #expect(again.kind == .full)
+            let log = try await store.sql("SELECT sequence FROM depot_sync_log ORDER BY sequence")
+            #expect(log.rows.map(\.first) == [.integer(3), .integer(4), .integer(5)])
+            // The mirror synced at 0: the changes after it are gone, so it copies in full.
+            let again = try await engine.sync()
+            #expect(again.fullCopies == 1)
             #expect(try await mirror.repository(Airport.self).find("ENGM")?.name == "Renamed 5")
-            #expect(try await AirportsSync.run(client: client, into: mirror).kind == .incremental)
+            let next = try await engine.sync()
+            #expect(next.fullCopies == 0 && next.requests == 1)
         } cleanup: {
             await server.stop()
         }

@@ -2,6 +2,7 @@ import AirportsExample
 import Depot
 import DepotHTTP
 import DepotSQLite
+import DepotSync
 import DepotTestSupport
 import DepotTesting
 import Foundation
@@ -19,15 +20,13 @@ struct AirportsTracingTests {
         // clients made after this point trace through it too.
         let tracer = TestTracing.bootstrapped
         try await withServer { server, _ in
-            let client = APIClient(baseURL: server.baseURL)
             let local = try SQLiteStore.temporary()
+            let engine = SyncEngine.airports(store: local, client: APIClient(baseURL: server.baseURL), pageSize: 10_000)
             let root = tracer.startRoot("airports sync")
-            let summary = try await InstrumentationContext.withValue(root.context) {
-                try await AirportsSync.run(client: client, into: local, pageSize: 10_000)
-            }
+            let summary = try await InstrumentationContext.withValue(root.context) { try await engine.sync() }
             root.end()
-            #expect(summary.kind == .full)
-            #expect(summary.requests == 4)  // /dataset, then 3 pages of at most 10,000
+            #expect(summary.pulledRows == 28_298)
+            #expect(summary.requests == 4)  // 3 pages of the copy, at most 10,000 each, then the changes
 
             // A server span ends once its response is written, which may be after the client has it.
             #expect(
@@ -43,12 +42,12 @@ struct AirportsTracingTests {
                 let served = spans.filter { $0.kind == .server && $0.parentSpanID == request.spanID }
                 #expect(served.count == 1, "the server continued request \(request.text("url.full"))")
                 guard let span = served.first else { continue }
-                #expect(["/dataset", "/airports"].contains(span.operationName), "\(span.operationName)")
+                #expect(span.operationName.hasSuffix("/feed"), "\(span.operationName)")
                 #expect(span.text("http.response.status_code") == "200")
                 let reads = spans.filter { $0.parentSpanID == span.spanID && $0.operationName.hasPrefix("SELECT") }
                 #expect(!reads.isEmpty, "the server's store read under \(span.operationName)")
             }
-            // The client stored what it fetched in one transaction under the caller's span.
+            // The client stored each page in a transaction under the caller's span.
             let transactions = spans.filter {
                 $0.operationName == "transaction" && $0.parentSpanID == root.spanContext.spanID
             }

@@ -125,7 +125,7 @@ struct CommandLineTests {
         let unreachable = try await runProcess(
             try airportsBinary(), ["sync", "--from", "http://127.0.0.1:9", "--store", missing.path])
         #expect(unreachable.status == 1)
-        #expect(unreachable.errors.hasPrefix("error: GET /feed: "), "\(unreachable.errors)")
+        #expect(unreachable.errors.hasPrefix("error: GET /sync/airports/feed: "), "\(unreachable.errors)")
         #expect(!unreachable.errors.contains("HTTPError("), "\(unreachable.errors)")
     }
 

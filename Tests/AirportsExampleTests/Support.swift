@@ -73,7 +73,11 @@ enum RawHTTP {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        // A session of its own, so a fresh connection: a kept-alive one may have been closed by
+        // the server's idle timeout while a long step (an import under load) ran.
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
     }
 
@@ -81,10 +85,10 @@ enum RawHTTP {
         try await send("GET", try #require(URL(string: server.baseURL.absoluteString + pathAndQuery)))
     }
 
-    /// `POST /airports/{icao}/changes` with `key` as its Idempotency-Key.
-    static func push(_ server: AirportsServer, _ icao: String, key: String, _ body: String) async throws -> Answer {
+    /// `POST /sync/airports/push` with `key` as its Idempotency-Key, as a writer.
+    static func push(_ server: AirportsServer, key: String, _ body: String) async throws -> Answer {
         try await send(
-            "POST", try #require(URL(string: server.baseURL.absoluteString + "/airports/\(icao)/changes")), body: body,
+            "POST", try #require(URL(string: server.baseURL.absoluteString + "/sync/airports/push")), body: body,
             headers: ["Idempotency-Key": key, "Authorization": "Bearer \(testWriteToken)"])
     }
 

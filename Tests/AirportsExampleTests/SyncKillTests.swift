@@ -74,9 +74,9 @@ struct SyncKillTests {
                 #expect(airport?.elevation == Double(index) + 0.5, "\(icao)")
             }
             #expect(serverNow.first { $0.icao == "LFPG" }?.name == "Renamed LFPG")
-            // Each edit applied exactly once: one push answer and one change-log row per edit.
-            let pushes = try await serverStore.rows("SELECT COUNT(*) FROM airport_push_ledger").rows.first?.first
-            let changes = try await serverStore.rows("SELECT COUNT(*) FROM airport_changes").rows.first?.first
+            // Each edit applied exactly once: one kept push answer and one sync-log entry per edit.
+            let pushes = try await serverStore.rows("SELECT COUNT(*) FROM depot_sync_ledger").rows.first?.first
+            let changes = try await serverStore.rows("SELECT COUNT(*) FROM depot_sync_log").rows.first?.first
             #expect(pushes == .integer(Int64(edited.count)))
             #expect(changes == .integer(Int64(edited.count + 4)))
             let outbox = try await client.rows("SELECT COUNT(*) FROM depot_sync_outbox").rows.first?.first

@@ -24,13 +24,15 @@ struct FeedProtocolTests {
             }
             // Every page says more follow; its cursor goes round `cursors`.
             let cursor = cursors[index % cursors.count]
-            return #"{"airports":[],"deleted":[],"cursor":"\#(cursor)","more":true,"expired":false}"#
+            return #"{"rows":[],"deleted":[],"cursor":"\#(cursor)","more":true,"expired":false}"#
         } body: { url in
             let store = try SQLiteStore.temporary()
             let engine = SyncEngine.airports(store: store, client: APIClient(baseURL: url))
             let error = await #expect(throws: DepotError.self) { try await engine.sync() }
             #expect(error?.kind == .mappingFailed)
-            #expect(error?.message.contains("the feed airports answered that more changes follow") == true)
+            #expect(
+                error?.message.contains("the feed airports /sync answered that more changes follow") == true,
+                "\(error?.message ?? "")")
             #expect(error?.message.contains("'\(cursors[0])'") == true, "\(error?.message ?? "")")
             // One request per cursor, then the one that came back to a cursor asked from already.
             #expect(requests.withLock { $0 } == cursors.count + 1)
@@ -39,13 +41,13 @@ struct FeedProtocolTests {
     }
 }
 
-/// A server on 127.0.0.1 answering `GET /feed` with what `answer` returns for the request's query
+/// A server on 127.0.0.1 answering `GET /sync/airports/feed` with what `answer` returns for the request's query
 /// (200, JSON); stopped after `body`.
 func withFeedServer(
     _ answer: @escaping @Sendable (String?) -> String, body: (URL) async throws -> Void
 ) async throws {
     let router = Router()
-    router.get("/feed") { request, _ -> Response in
+    router.get("/sync/airports/feed") { request, _ -> Response in
         Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: answer(request.uri.query))))

@@ -83,12 +83,3 @@ struct Replica {
 func serverAirports(_ store: any Store) async throws -> [Airport] {
     try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)])
 }
-
-extension APIClient.Configuration {
-    /// The defaults, sending the test servers' write token.
-    static var writing: APIClient.Configuration {
-        var configuration = APIClient.Configuration()
-        configuration.headers["Authorization"] = "Bearer \(testWriteToken)"
-        return configuration
-    }
-}

@@ -179,11 +179,19 @@ struct SyncConvergenceTests {
                     #expect(actual == value, "\(icao).\(field): the latest edit was \(value), the server has \(actual)")
                 }
             }
-            // Applied once each: one change-log row per applied push, whatever was delivered twice.
+            // Applied once each, whatever was delivered twice: one kept answer per applied push (the
+            // key is the ledger's primary key, written in the push's transaction) and at most one
+            // log entry per applied push (a push that changes nothing logs nothing).
             let sql = try #require(serverStore as? any SQLRunning, "the server store runs SQL")
-            let pushes = try await sql.sql("SELECT COUNT(*) FROM airport_push_ledger").rows.first?.first
-            let changes = try await sql.sql("SELECT COUNT(*) FROM airport_changes").rows.first?.first
-            #expect(pushes == changes)
+            let pushes = try await sql.sql("SELECT COUNT(*) FROM depot_sync_ledger").rows.first?.first
+            let changes = try await sql.sql("SELECT COUNT(*) FROM depot_sync_log").rows.first?.first
+            if case .integer(let pushed)? = pushes, case .integer(let logged)? = changes {
+                #expect(logged <= pushed && pushed > 0, "\(logged) log entries, \(pushed) applied pushes")
+            } else {
+                Issue.record(
+                    "the ledger and the log did not count: \(String(describing: pushes)), \(String(describing: changes))"
+                )
+            }
             for transport in transports { injected.merge(transport.faults, uniquingKeysWith: +) }
         }
         return injected

@@ -254,8 +254,8 @@ struct SyncEngineTests {
             let rejected = try await replica.engine.rejectedChanges()
             #expect(rejected.count == 1)
             let rejection = try #require(rejected.first?.rejection)
-            #expect(rejection.status == 400)
-            #expect(rejection.message.contains("'name'"))
+            #expect(rejection.status == 422)
+            #expect(rejection.message.contains("name"), "\(rejection.message)")
             #expect(try await replica.engine.status().rejectedChanges == 1)
             // Not retried forever: the next sync leaves it as it is.
             #expect(try await replica.engine.sync().requests == 1)

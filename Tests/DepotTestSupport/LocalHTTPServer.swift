@@ -1,3 +1,4 @@
+import DepotHTTP
 import Foundation
 import Hummingbird
 import Logging
@@ -57,3 +58,12 @@ public final class LocalHTTPServer: Sendable {
 
 /// The write token the tests' airports servers take (`AirportsServer.Access`), and their clients send.
 public let testWriteToken = "test-write-token"
+
+extension APIClient.Configuration {
+    /// The defaults, sending the test servers' write token.
+    public static var writing: APIClient.Configuration {
+        var configuration = APIClient.Configuration()
+        configuration.headers["Authorization"] = "Bearer \(testWriteToken)"
+        return configuration
+    }
+}

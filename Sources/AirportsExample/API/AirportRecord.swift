@@ -100,7 +100,9 @@ public struct AirportRecord: Codable, Sendable, Equatable {
 /// one leaves it alone.
 ///
 /// ```swift
-/// let records = try await client.send(AirportsAPI.Changes(since: 41)).changes
+/// var record = AirportRecord(icao: "ENGM")     // a PATCH body, say
+/// record.name = "Oslo Gardermoen"               // the only member present
+/// let records = [record]
 /// try await store.repository(Airport.self).persist(records, mapper: AirportRecordMapper())
 /// ```
 public struct AirportRecordMapper: PatchMapper {

@@ -87,32 +87,4 @@ public enum AirportsAPI {
         /// `/dataset`.
         public var path: String { "/dataset" }
     }
-
-    /// `GET /changes?since=`: partial records changed after `since`.
-    public struct Changes: Endpoint {
-        /// One page of changes, oldest first.
-        public typealias Response = ChangesPage
-        /// The revision the client has; the changes after it are returned (0 for all).
-        public var since: Int
-        /// Only changes of airports in this country, and changes that move an airport; `nil` for all.
-        public var country: String?
-        /// The most changes per page (the server takes 1 to 10,000).
-        public var limit: Int
-        /// The call for the changes after `since`; 1,000 per page by default.
-        public init(since: Int, country: String? = nil, limit: Int = 1_000) {
-            self.since = since
-            self.country = country
-            self.limit = limit
-        }
-        /// `/changes`.
-        public var path: String { "/changes" }
-        /// `since` and `limit`, and `country` when set.
-        public var query: [URLQueryItem] {
-            var items = [
-                URLQueryItem(name: "since", value: String(since)), URLQueryItem(name: "limit", value: String(limit)),
-            ]
-            if let country { items.append(URLQueryItem(name: "country", value: country)) }
-            return items
-        }
-    }
 }

@@ -1,8 +1,9 @@
 import Depot
+import DepotSyncServer
 import Foundation
 
 /// Imports the airports CSV into a store: parse everything first, then one transaction that
-/// also starts a new dataset (a new epoch, an empty change log).
+/// also starts the sync log over (a new epoch: synced clients copy in full).
 public enum AirportImporter {
     /// The outcome of an import.
     public struct Summary: Sendable {
@@ -12,14 +13,6 @@ public enum AirportImporter {
         public var parseSeconds: Double
         /// Seconds spent in the store's write transaction.
         public var storeSeconds: Double
-    }
-
-    /// Gives a store that has none its dataset row (an epoch for synced clients).
-    public static func ensureDataset(in store: some Store) async throws {
-        let datasets = store.repository(AirportDataset.self)
-        if try await datasets.find(AirportDataset.current) == nil {
-            try await datasets.upsert(AirportDataset.fresh())
-        }
     }
 
     /// Reads `csv` and replaces the store's airports with its rows, in one transaction: a bad
@@ -52,13 +45,10 @@ public enum AirportImporter {
                 try await rows.upsert($0)
             }
             _ = try await rows.remove(where: !.in(\.icao, airports.map(\.icao)))
-            // A new dataset: the change log starts over and synced clients fetch everything again;
-            // the push keys and field times of the old one go with it (a replayed key is then a
-            // new push, checked against the new rows, not told "applied").
-            _ = try await tx.repository(AirportChange.self).removeAll()
-            _ = try await tx.repository(AirportPush.self).removeAll()
-            _ = try await tx.repository(AirportFieldTimes.self).removeAll()
-            try await tx.repository(AirportDataset.self).upsert(AirportDataset.fresh())
+            // A new dataset: the sync log starts over (a new epoch) and synced clients copy
+            // everything again; the push keys and field times of the old one go with it (a
+            // replayed key is then a new push, checked against the new rows, not told "applied").
+            try await SyncServer<AirportsCaller>.resetLog(in: tx)
         }
         let stored = clock.now
         return Summary(

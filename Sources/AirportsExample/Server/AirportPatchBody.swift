@@ -1,3 +1,4 @@
+import Depot
 import Foundation
 
 /// Reads and checks a `PATCH /airports/{icao}` body.
@@ -72,6 +73,32 @@ enum AirportPatchBody {
         }
         if let longitude = record.longitude, !(-180...180).contains(longitude) {
             throw APIProblem.badRequest("'lon' must be within -180…180, got \(longitude)")
+        }
+    }
+}
+extension AirportRecord {
+    /// A member's value as JSON-comparable text: `nil` when absent, `"null"` when null.
+    func member(_ name: String) -> String? {
+        func text<T: Encodable>(_ field: Field<T>) -> String? {
+            switch field {
+            case .absent: nil
+            case .null: "null"
+            case .value(let value): (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
+            }
+        }
+        switch name {
+        case "icao": return text(.value(icao))
+        case "iata": return text($iata)
+        case "name": return text($name)
+        case "city": return text($city)
+        case "subd": return text($subdivision)
+        case "country": return text($country)
+        case "elevation": return text($elevation)
+        case "lat": return text($latitude)
+        case "lon": return text($longitude)
+        case "tz": return text($timeZone)
+        case "lid": return text($localCode)
+        default: return nil
         }
     }
 }

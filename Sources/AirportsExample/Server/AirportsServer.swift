@@ -12,8 +12,9 @@ import NIOCore
 /// | `GET /airports?country=&q=&near=LAT,LON&min_elevation=&after=&limit=` | JSON array of airports |
 /// | `GET /airports/{icao}` | one airport, or 404 |
 /// | `PATCH /airports/{icao}` | applies a partial JSON body; answers the updated airport |
-/// | `GET /dataset` | ``DatasetInfo``: import epoch, newest revision, airport count |
-/// | `GET /changes?since=R&country=&limit=` | ``ChangesPage``: partial records changed after `R` |
+/// | `GET /dataset` | ``DatasetInfo``: the sync log's epoch and newest change, airport count |
+/// | `GET /sync/airports/feed`, `POST /sync/airports/push` | DepotSyncServer's feed and push |
+/// | `GET /sync/country/{code}/airports/feed`, `…/push` | the same for one country's airports |
 ///
 /// Every filter and the order run in the store. A bad parameter or body answers 400 with
 /// `{"error": "…"}` naming it; an unknown icao 404. With a tracer bootstrapped, each request is a
@@ -46,8 +47,8 @@ public final class AirportsServer: Sendable {
         /// The longest text a client may send (a member, a query parameter, a key), in Unicode
         /// scalars.
         public var maximumTextLength = 200
-        /// How many changes `GET /changes` can reach back: older ones are dropped as new ones come
-        /// (a client further behind is told to sync in full, ``ChangesPage/pruned``).
+        /// How many changes the sync feed reaches back: older ones are dropped as new ones come (a
+        /// client further behind copies in full).
         public var changeLogLength = 10_000
 
         /// The defaults: 30 s idle, 256 connections, 200-character texts, 10,000 changes.
@@ -67,7 +68,7 @@ public final class AirportsServer: Sendable {
         }
     }
 
-    /// Who may write (`PATCH /airports/{icao}`, `POST /airports/{icao}/changes`): holders of a write
+    /// Who may write (`PATCH /airports/{icao}`, sync pushes): holders of a write
     /// token, sent as `Authorization: Bearer TOKEN`. Reads are open. Without tokens the server is
     /// read-only: secure by default.
     public struct Access: Sendable {
@@ -145,19 +146,21 @@ public final class AirportsServer: Sendable {
     }
 
     /// The Hummingbird application serving `store` (for `airports serve`, which runs it until
-    /// SIGINT/SIGTERM). Creates the dataset row when the store has none.
+    /// SIGINT/SIGTERM). Opens the sync log (creating it when the store has none).
     public static func application(
         store: any Store, host: String = "127.0.0.1", port: Int = 0, limits: Limits = Limits(),
         access: Access = .readOnly, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try limits.validate()
-        try await AirportImporter.ensureDataset(in: store)
+        let sync = try await syncServer(store: store, limits: limits, access: access)
         let router = Router(context: AirportsRequestContext.self)
         // Continues the caller's trace (W3C `traceparent` with an OpenTelemetry tracer): one server
         // span per request, under which the store's transaction and statement spans nest.
         router.middlewares.add(TracingMiddleware())
         router.middlewares.add(IncidentMiddleware())
-        router.addRoutes(AirportsController(store: store, limits: limits, access: access).routes)
+        let controller = AirportsController(sync: sync, limits: limits, access: access)
+        router.addRoutes(controller.routes)
+        controller.addSyncRoutes(to: router)
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout))),
             configuration: .init(

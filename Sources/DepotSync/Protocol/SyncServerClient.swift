@@ -40,6 +40,10 @@ public struct SyncServerFeed<Root: Entity>: SyncFeed {
         self.pageSize = pageSize
     }
 
+    /// The table's name and the path: a store synced from another path (another scope) keeps a
+    /// cursor of its own there, and its first pull from a new one is a full copy.
+    public var name: String { "\(Root.schema.tableName) \(path)" }
+
     /// `GET {path}/{table}/feed?limit=…&cursor=…`.
     public func request(after cursor: String?) -> AnyEndpoint<SyncProtocol.FeedPage> {
         AnyEndpoint(
