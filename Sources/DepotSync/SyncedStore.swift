@@ -69,14 +69,23 @@ package struct CapturingWriter: StoreWriter {
             _ after: [String: [StoredValue]], _ writer: any StoreWriter
         ) async throws -> Void
 
+    /// Runs before a write to a captured table reads the rows it will change: where a recorder
+    /// needs a lock held across the read, the write and the record (the server's log head, so
+    /// that two processes cannot interleave between them), it takes it here.
+    package typealias Preparation = @Sendable (_ writer: any StoreWriter) async throws -> Void
+
     let base: any StoreWriter
     let captured: Set<String>
     let recorder: Recorder
+    let prepare: Preparation?
 
     /// Captures writes to the tables named `captured` made through `base`.
-    package init(base: any StoreWriter, captured: Set<String>, recorder: @escaping Recorder) {
+    package init(
+        base: any StoreWriter, captured: Set<String>, prepare: Preparation? = nil, recorder: @escaping Recorder
+    ) {
         self.base = base
         self.captured = captured
+        self.prepare = prepare
         self.recorder = recorder
     }
 
@@ -91,6 +100,7 @@ package struct CapturingWriter: StoreWriter {
             }
             return position
         }
+        try await prepare?(base)
         let keys = (0..<rows.count).map { index in
             let row = rows.row(index)
             return keyPositions.map { row[row.startIndex + $0] }
@@ -105,6 +115,7 @@ package struct CapturingWriter: StoreWriter {
     package func update(_ query: UpdateQuery) async throws -> Int {
         guard captured.contains(query.table.name) else { return try await base.update(query) }
         let table = query.table
+        try await prepare?(base)
         let before = try await RowReads.rows(of: table, where: query.predicate, in: base)
         let updated = try await base.update(query)
         let keys = before.values.map { RowReads.key(of: $0, in: table) }
@@ -115,6 +126,7 @@ package struct CapturingWriter: StoreWriter {
 
     package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         guard captured.contains(table.name) else { return try await base.delete(from: table, where: predicate) }
+        try await prepare?(base)
         let before = try await RowReads.rows(of: table, where: predicate, in: base)
         let deleted = try await base.delete(from: table, where: predicate)
         let keys = before.values.map { RowReads.key(of: $0, in: table) }
@@ -124,7 +136,7 @@ package struct CapturingWriter: StoreWriter {
 
     package func savepoint<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         try await base.savepoint { writer in
-            try await body(CapturingWriter(base: writer, captured: captured, recorder: recorder))
+            try await body(CapturingWriter(base: writer, captured: captured, prepare: prepare, recorder: recorder))
         }
     }
 
@@ -296,6 +308,10 @@ package enum RowReads {
         case (.null, _), (_, .null): return false
         case (.text(let first), .text(let second)) where type == .json && first != second:
             return canonicalJSON(first).map { $0 == canonicalJSON(second) } ?? false
+        case (.date(let first), .date(let second)):
+            // To the microsecond, what every store and the wire keep: a date written with `Date()`
+            // holds more on SQLite and in memory, and must still equal its copy from the wire.
+            return first.microseconds == second.microseconds
         default: return a == b
         }
     }

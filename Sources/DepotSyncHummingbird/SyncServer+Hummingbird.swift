@@ -102,21 +102,30 @@ struct SyncQuery {
 
     init(_ query: String?) throws(SyncProblem) {
         guard let query, !query.isEmpty else { return }
-        var components = URLComponents()
-        components.percentEncodedQuery = query
-        guard let items = components.queryItems else {
-            throw SyncProblem(status: 400, "the query is not percent-encoded text")
-        }
-        for item in items {
-            switch item.name {
-            case "cursor": cursor = item.value
-            case "limit":
-                guard let text = item.value, let limit = Int(text) else {
-                    throw SyncProblem(status: 400, "limit must be a whole number, not '\(item.value ?? "")'")
+        // Split and decoded by hand: Foundation's URLComponents traps on a query it finds malformed.
+        for part in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = pair[0].removingPercentEncoding,
+                let value = (pair.count == 2 ? pair[1] : "").replacingOccurrences(of: "+", with: "%2B")
+                    .removingPercentEncoding
+            else {
+                throw SyncProblem(status: 400, "the query '\(query.prefix(80))' is not percent-encoded text")
+            }
+            switch name {
+            case "cursor":
+                guard cursor == nil else { throw SyncProblem(status: 400, "cursor is given twice") }
+                guard !value.isEmpty else {
+                    throw SyncProblem(status: 400, "cursor is empty (leave it out to copy in full)")
                 }
-                self.limit = limit
+                cursor = value
+            case "limit":
+                guard limit == nil else { throw SyncProblem(status: 400, "limit is given twice") }
+                guard let number = Int(value) else {
+                    throw SyncProblem(status: 400, "limit must be a whole number, not '\(value.prefix(40))'")
+                }
+                limit = number
             default:
-                throw SyncProblem(status: 400, "unknown query parameter '\(item.name.prefix(40))' (cursor, limit)")
+                throw SyncProblem(status: 400, "unknown query parameter '\(name.prefix(40))' (cursor, limit)")
             }
         }
     }

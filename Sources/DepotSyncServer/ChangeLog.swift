@@ -225,7 +225,13 @@ final class LoggedStore: Store {
     func transaction<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         let log = self.log
         return try await base.transaction { writer in
-            try await body(CapturingWriter(base: writer, captured: log.served, recorder: log.recorder))
+            try await body(
+                CapturingWriter(
+                    base: writer, captured: log.served,
+                    // The head's lock first: the rows read before a write are then the rows it
+                    // changes, whatever another process commits meanwhile.
+                    prepare: { writer in _ = try await ChangeLog.take(0, in: Transaction(writer: writer)) },
+                    recorder: log.recorder))
         }
     }
 

@@ -37,8 +37,7 @@ extension SyncServer {
             return try await copyPage(
                 served, scope: scope, epoch: head.epoch, from: head.head, after: nil, limit: limit)
         }
-        guard let position = FeedCursor(cursor),
-            position.copiedThrough.map({ $0.count == served.table.primaryKey.count }) ?? true
+        guard let position = FeedCursor(cursor), position.copiedThrough.map({ Self.fits($0, served.table) }) ?? true
         else {
             throw SyncProblem(status: 400, "cursor '\(cursor.prefix(80))' is not one this server gave")
         }
@@ -83,6 +82,13 @@ extension SyncServer {
         let entries = try await base.repository(SyncLogEntry.self).fetch(
             where: \.table == table.name && \.sequence > since && \.sequence <= head.head,
             orderBy: [.ascending(\.sequence)], limit: limit)
+        // A commit that pruned past `since` after the head was read may have taken entries this
+        // page should hold: read the head again, and send the client to a full copy if so.
+        guard let after = try await base.repository(SyncHead.self).find(SyncHead.only), after.pruned <= since,
+            after.epoch == head.epoch
+        else {
+            return SyncProtocol.FeedPage(rows: [], deleted: [], cursor: "", more: false, expired: true)
+        }
         let reached = entries.count == limit ? entries.last?.sequence ?? head.head : head.head
         var keys: [String] = []
         var maybeHad: Set<String> = []
@@ -95,7 +101,7 @@ extension SyncServer {
                 let values = try SyncJSON.values(before)
                 // A column the entry does not know (added since) leaves the answer open: "maybe".
                 let row = table.columns.compactMap { values[$0.name] }
-                if row.count < table.columns.count || couldSee(row) != false { maybeHad.insert(entry.key) }
+                if row.count < table.columns.count || couldSee(row) { maybeHad.insert(entry.key) }
             }
         }
         var rows: [[StoredValue]] = []
@@ -136,11 +142,25 @@ extension SyncServer {
             })
     }
 
-    /// The scope as a function of a row: `false` when the row is surely outside it; `nil` when it
-    /// cannot be told from the row alone (a scope through another table counts as "maybe").
-    static func condition(_ scope: PredicateNode, table: TableDescription) throws -> QueryEvaluator.Condition {
-        guard scope.subqueries.isEmpty else { return { _ in nil } }
-        return try QueryEvaluator(table: table).condition(scope)
+    /// Whether a row as it was may have been inside the scope: the scope evaluated as a `WHERE`
+    /// would (unknown is outside); always `true` for a scope through another table, which the
+    /// row alone cannot tell (such a scope names every changed key to every caller, as deleted
+    /// where it cannot see the row).
+    static func condition(_ scope: PredicateNode, table: TableDescription) throws
+        -> @Sendable ([StoredValue]) -> Bool
+    {
+        guard scope.subqueries.isEmpty else { return { _ in true } }
+        let condition = try QueryEvaluator(table: table).condition(scope)
+        return { row in condition(row) == true }
+    }
+
+    /// Whether a copy cursor's key has the table's key columns' kinds (a forged one would reach
+    /// the store as a comparison it refuses).
+    static func fits(_ key: [StoredValue], _ table: TableDescription) -> Bool {
+        guard key.count == table.primaryKey.count else { return false }
+        let wire = SyncProtocol.key(key, of: table)
+        guard let decoded = try? SyncProtocol.key(wire, of: table) else { return false }
+        return zip(decoded, key).allSatisfy { RowReads.same($0, $1) }
     }
 }
 

@@ -75,9 +75,27 @@ extension SyncServer {
         }
         let push = try decode(wire, table: served.table)
         let request = try Self.fingerprint(wire, table: served.table.name)
-        return try await store.write { tx in
+        do {
+            return try await write(push, request: request, served, idempotencyKey: idempotencyKey, caller: caller)
+        } catch let error as DepotError where Self.valueRefusals.contains(error.kind) {
+            // What the store refuses of the pushed values (a unique index, a reference, NUL on
+            // PostgreSQL) is the push's fault: kept by the client as a rejection, not retried.
+            throw SyncProblem(status: 422, error.message)
+        }
+    }
+
+    /// Errors of the store that refuse the values written, not the store itself.
+    static var valueRefusals: [DepotError.Kind] {
+        [.constraintViolation, .decodingFailed, .encodingFailed, .missingColumns, .overflow]
+    }
+
+    private func write(
+        _ push: DecodedPush, request: String, _ served: any ServedTable<Caller>, idempotencyKey: String,
+        caller: Caller
+    ) async throws -> PushOutcome {
+        try await store.write { tx in
             // Pushes take turns from here: the head row's lock is held until commit.
-            _ = try await ChangeLog.take(0, in: tx)
+            let before = try await ChangeLog.take(0, in: tx)
             let ledger = tx.repository(SyncLedgerEntry.self)
             if let earlier = try await ledger.find(caller.id, idempotencyKey) {
                 guard earlier.request == request, earlier.table == served.table.name else {
@@ -93,8 +111,10 @@ extension SyncServer {
             let outcome = try await WriteContext.$fieldTime.withValue(push.editedAt) {
                 try await served.apply(push, caller: caller, in: tx, server: self)
             }
-            if outcome.status == 200 {
-                let head = try await ChangeLog.take(0, in: tx)
+            let head = try await ChangeLog.take(0, in: tx)
+            // Kept when it wrote (its replay must not apply again); a push that changed nothing is
+            // answered afresh when replayed, and keeps no key that pruning would never reach.
+            if outcome.status == 200, head.head > before.head {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = .sortedKeys
                 try await ledger.insert(
@@ -131,8 +151,12 @@ extension SyncServer {
                 try check(value, column: name, table: table.name)
             }
             for value in key { try check(value, column: "key", table: table.name) }
+            let keyText = try SyncJSON.keyText(key)
+            guard keyText.utf8.count <= 1_000 else {
+                throw SyncProblem(status: 422, "the key of a \(table.name) row is longer than 1,000 bytes")
+            }
             return DecodedPush(
-                key: key, keyText: try SyncJSON.keyText(key), isDelete: isDelete, changes: isDelete ? [:] : changes,
+                key: key, keyText: keyText, isDelete: isDelete, changes: isDelete ? [:] : changes,
                 base: base, editedAt: Swift.min(edited.microseconds, clock.now()))
         } catch let problem as SyncProblem {
             throw problem
@@ -182,13 +206,9 @@ extension TypedServedTable {
         let repository = tx.repository(Root.self)
         let byKey = Filter<Root>(PredicateNode.matching(keys: [push.key], primaryKey: table.primaryKey))
         let scope = scopeFilter(caller)
+        let visible = byKey && scope
         let described = "\(table.name) \(push.keyText)"
-        var current = try await repository.first(where: byKey)
-        if current != nil, try await repository.count(where: byKey && scope) == 0 {
-            // Not the caller's to see: answered as if it did not exist.
-            current = nil
-            if !push.isDelete { throw SyncProblem(status: 404, "no row \(described)") }
-        }
+        // A read-only table answers every push alike, whatever its key names.
         guard let authorize else {
             throw SyncProblem(status: 403, "\(table.name) takes no pushes (its sync table declares no authorize hook)")
         }
@@ -198,20 +218,30 @@ extension TypedServedTable {
             }
         }
         func stillInScope() async throws {
-            guard try await repository.count(where: byKey && scope) == 1 else {
+            guard try await repository.count(where: visible) == 1 else {
                 throw SyncProblem(status: 403, "the push would move \(described) out of this caller's scope")
             }
         }
         func decode(_ values: [String: StoredValue]) throws(SyncProblem) -> Root {
+            var row: [StoredValue] = []
+            for column in table.columns {
+                guard let value = values[column.name] else {
+                    throw SyncProblem(status: 422, "a push to \(described) lacks column \(column.name)")
+                }
+                row.append(value)
+            }
             do {
-                return try schema.decode(table.columns.map { values[$0.name] ?? .null })
+                return try schema.decode(row)
             } catch {
-                throw SyncProblem(status: 422, "the push does not make a whole row of \(table.name): \(error)")
+                throw SyncProblem(status: 422, "the push does not make a row of \(table.name): \(error)")
             }
         }
+        // A row the caller cannot see is answered as an absent one: never shown, never changed.
+        let current = try await repository.first(where: visible)
         guard let current else {
+            let hidden = try await repository.count(where: byKey) > 0
             if push.isDelete {
-                return try await answer(SyncProtocol.PushAnswer.applied, key: push, in: tx)  // gone already: done
+                return try await answer(SyncProtocol.PushAnswer.applied, push, visible, in: tx)  // gone already: done
             }
             guard push.base == nil else {
                 throw SyncProblem(status: 404, "no row \(described): it was deleted since the push's base")
@@ -227,20 +257,23 @@ extension TypedServedTable {
             }
             let row = try decode(values)
             try await allowed(SyncWrite(insert: row))
+            // A key taken by a row outside the caller's scope: refused as a row created outside it is.
+            guard !hidden else {
+                throw SyncProblem(status: 403, "the push would move \(described) out of this caller's scope")
+            }
             try await repository.insert(row)
             try await stillInScope()
-            return try await answer(SyncProtocol.PushAnswer.applied, key: push, in: tx)
+            return try await answer(SyncProtocol.PushAnswer.applied, push, visible, in: tx)
         }
         let currentValues = schema.values(of: current)
+        let names = table.columns.map(\.name)
         let keyColumns = Set(table.primaryKey)
         let checked =
             push.isDelete
-            ? table.columns.map(\.name).filter { !keyColumns.contains($0) }
-            : table.columns.map(\.name).filter { push.changes[$0] != nil && !keyColumns.contains($0) }
+            ? names.filter { !keyColumns.contains($0) }
+            : names.filter { push.changes[$0] != nil && !keyColumns.contains($0) }
         let stale = checked.first { name in
-            guard let base = push.base?[name], let index = table.columns.firstIndex(where: { $0.name == name }) else {
-                return true
-            }
+            guard let base = push.base?[name], let index = names.firstIndex(of: name) else { return true }
             return !RowReads.same(base, currentValues[index], type: table.columns[index].type)
         }
         var target = push.changes
@@ -253,17 +286,19 @@ extension TypedServedTable {
                 : "'\(stale)' of \(described) changed on the server since the push's base"
             guard let conflicts else {
                 return try await answer(
-                    SyncProtocol.PushAnswer.conflict, key: push, in: tx, status: 409, message: reason)
+                    SyncProtocol.PushAnswer.conflict, push, visible, in: tx, status: 409, message: reason)
             }
             // The table's policy settles it here; the outcome is logged, so the client pulls it.
+            // The base is the server's row where the push sent none of a column (what the client
+            // did not see, it did not change), the local row the base with the push's changes.
             let times = try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
-            var localValues = push.base ?? [:]
+            var baseValues = Dictionary(uniqueKeysWithValues: zip(names, currentValues))
+            baseValues.merge(push.base ?? [:]) { _, sent in sent }
+            var localValues = baseValues
             localValues.merge(push.changes) { _, new in new }
-            for (name, value) in zip(table.primaryKey, push.key) { localValues[name] = value }
             let conflict = Conflict(
-                base: push.base.flatMap { base in try? schema.decode(table.columns.map { base[$0.name] ?? .null }) },
-                local: (try? decode(localValues)) ?? current, remote: current, changedColumns: checked,
-                localEditedAt: Date(microseconds: push.editedAt),
+                base: push.base == nil ? nil : try decode(baseValues), local: try decode(localValues), remote: current,
+                changedColumns: checked, localEditedAt: Date(microseconds: push.editedAt),
                 remoteFieldTimes: times.mapValues { Date(microseconds: $0) }, isDelete: push.isDelete)
             status = "resolved"
             if push.isDelete {
@@ -284,15 +319,15 @@ extension TypedServedTable {
             try await allowed(SyncWrite(delete: current))
             _ = try await repository.remove(where: byKey)
         } else if !push.isDelete, !target.isEmpty {
-            var values = Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.name), currentValues))
+            var values = Dictionary(uniqueKeysWithValues: zip(names, currentValues))
             values.merge(target) { _, new in new }
             let after = try decode(values)
-            try await allowed(
-                SyncWrite(update: current, to: after, columns: checked.filter { target[$0] != nil }))
+            // The columns the write changes: the policy's row may change some the push did not send.
+            try await allowed(SyncWrite(update: current, to: after, columns: names.filter { target[$0] != nil }))
             try await repository.upsert(after)
             try await stillInScope()
         }
-        return try await answer(status, key: push, in: tx)
+        return try await answer(status, push, visible, in: tx)
     }
 
     /// Logs the row as changed (with nothing written): a conflict settled on the server may leave
@@ -306,14 +341,14 @@ extension TypedServedTable {
                 before: try SyncJSON.valuesText(Dictionary(uniqueKeysWithValues: zip(names, before)))))
     }
 
-    /// The answer: the row as the server holds it now and its field times.
+    /// The answer: the row as the caller may see it now (none when it may not) and its field times.
     private func answer(
-        _ result: String, key push: DecodedPush, in tx: Transaction, status: Int = 200, message: String? = nil
+        _ result: String, _ push: DecodedPush, _ visible: Filter<Root>, in tx: Transaction, status: Int = 200,
+        message: String? = nil
     ) async throws -> PushOutcome {
         let table = Root.schema.table
-        let row = try await tx.repository(Root.self).first(
-            where: Filter(PredicateNode.matching(keys: [push.key], primaryKey: table.primaryKey)))
-        let times = try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
+        let row = try await tx.repository(Root.self).first(where: visible)
+        let times = row == nil ? [:] : try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
         return PushOutcome(
             status: status,
             answer: SyncProtocol.PushAnswer(

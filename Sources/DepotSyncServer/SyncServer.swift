@@ -22,17 +22,19 @@ import Logging
 ///
 /// What it guarantees:
 /// - **A log ordered by commit.** Every write to a served table through ``store`` (pushes and the
-///   app's own) appends to `depot_sync_log` in its transaction, numbered while holding the log's
-///   head row, which it keeps until it commits: no cursor passes a change that commits later,
-///   with any number of writers and server processes on one database. Writes that bypass
+///   app's own) appends to `depot_sync_log` in its transaction. Before it reads the rows it will
+///   change, a write takes the log's head row and keeps its lock until it commits, so no cursor
+///   passes a change that commits later, with any number of writers and server processes on one
+///   database (PostgreSQL's default `READ COMMITTED` isolation assumed). Writes that bypass
 ///   ``store`` (``base``, another program) are not in the log.
 /// - **Scopes.** A caller receives the rows its scope admits; a row deleted, or moved out of the
-///   scope, reaches it as a deletion. Pushes reach only rows inside the scope and must leave them
-///   there.
+///   scope by a logged write, reaches it as a deletion, when the row as it was could have been in
+///   the scope. Pushes reach only rows inside the scope and must leave them there; a row outside
+///   it is answered as an absent one.
 /// - **Secure by default.** A table without an `authorize` hook takes no pushes.
 /// - **Idempotent pushes.** A push's `Idempotency-Key` is kept per caller with a fingerprint of
-///   the request: the same request again gets the stored answer, another request under the key
-///   gets 422. Keys are pruned with the log.
+///   the request when the push wrote: the same request again gets the stored answer, another
+///   request under the key gets 422. Keys are pruned with the log.
 /// - **Conflicts** are found by comparing the push's base with the server's row (every changed
 ///   column; every column for a delete; a missing base counts as stale), and answered 409 with
 ///   the row and its field times, or resolved by the table's policy on the server.

@@ -41,7 +41,12 @@ public enum SyncProtocol {
             } else if let bool = try? container.decode(Bool.self) {
                 self = .bool(bool)
             } else if let integer = try? container.decode(Int64.self) {
-                self = .integer(integer)
+                // `-0` reads as the integer 0: a double's sign must survive.
+                if integer == 0, let number = try? container.decode(Double.self), number.sign == .minus {
+                    self = .number(number)
+                } else {
+                    self = .integer(integer)
+                }
             } else if let number = try? container.decode(Double.self) {
                 self = .number(number)
             } else if let string = try? container.decode(String.self) {
@@ -355,28 +360,30 @@ extension ColumnType {
 // MARK: - Dates
 
 extension SyncProtocol {
-    private static let unixOffset: Int64 = 978_307_200_000_000
+    private static let unixOffsetSeconds: Int64 = 978_307_200
 
-    /// `date` in ISO 8601, UTC, to the microsecond: `2026-11-27T09:30:00.000001Z`.
+    /// `date` in ISO 8601, UTC, to the microsecond: `2026-11-27T09:30:00.000001Z`. Years outside
+    /// 0…9999 take ISO 8601's expanded form, signed: `+12026-…`, `-0044-…`.
     public static func timestamp(_ date: Date) -> String {
-        let micros = date.microseconds + unixOffset
-        let (seconds, fraction) = micros.quotientAndRemainder(dividingBy: 1_000_000)
-        let (daySeconds, days): (Int64, Int64) = {
-            let (quotient, remainder) = (fraction < 0 ? seconds - 1 : seconds).quotientAndRemainder(dividingBy: 86_400)
-            return remainder < 0 ? (remainder + 86_400, quotient - 1) : (remainder, quotient)
-        }()
+        // Microseconds since 2001 split first: no step can overflow, whatever the date.
+        let (since2001, fraction) = date.microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        let seconds = (fraction < 0 ? since2001 - 1 : since2001) + unixOffsetSeconds
         let micro = fraction < 0 ? fraction + 1_000_000 : fraction
+        let (quotient, remainder) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let (days, daySeconds) = remainder < 0 ? (quotient - 1, remainder + 86_400) : (quotient, remainder)
         let (year, month, day) = civil(days)
         func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(abs(value))
-            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+            let digits = String(value.magnitude)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(daySeconds / 3600, 2)):"
+        let yearText = (0...9999).contains(year) ? pad(year, 4) : (year < 0 ? "-" : "+") + pad(year, 4)
+        return "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(daySeconds / 3600, 2)):"
             + "\(pad(daySeconds / 60 % 60, 2)):\(pad(daySeconds % 60, 2)).\(pad(micro, 6))Z"
     }
 
-    /// The date an ISO 8601 timestamp names (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`), rounded
-    /// to the microsecond; `nil` for anything else.
+    /// The date an ISO 8601 timestamp names (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, or a
+    /// signed year of 4 to 6 digits within ±200,000), rounded to the microsecond; `nil` for
+    /// anything else.
     public static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
@@ -395,12 +402,14 @@ extension SyncProtocol {
             index += 1
             return true
         }
-        // Years of four digits or more, with a sign before year 0: what ``timestamp(_:)`` writes.
-        let negative = expect(45)
+        // Four digits, or a sign and four to six (ISO 8601's expanded years).
+        let sign: Int64? = expect(43) ? 1 : expect(45) ? -1 : nil
         var yearDigits = 0
         while index + yearDigits < bytes.count, (48...57).contains(bytes[index + yearDigits]) { yearDigits += 1 }
-        guard yearDigits >= 4, yearDigits <= 12, let unsigned = number(yearDigits) else { return nil }
-        let year = negative ? -unsigned : unsigned
+        guard sign == nil ? yearDigits == 4 : (4...6).contains(yearDigits), let unsigned = number(yearDigits),
+            unsigned <= 200_000
+        else { return nil }
+        let year = (sign ?? 1) * unsigned
         guard expect(45), let month = number(2), expect(45), let day = number(2),
             expect(84) || expect(116), let hour = number(2), expect(58), let minute = number(2), expect(58),
             let second = number(2), (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour < 24,
@@ -431,8 +440,9 @@ extension SyncProtocol {
             return nil
         }
         guard index == bytes.count else { return nil }
+        // Within ±200,000 years every step fits 64 bits.
         let seconds = days(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        let micros = seconds * 1_000_000 + (nanos + 500) / 1000 - unixOffset
+        let micros = (seconds - unixOffsetSeconds) * 1_000_000 + (nanos + 500) / 1000
         return Date(microseconds: micros)
     }
 
