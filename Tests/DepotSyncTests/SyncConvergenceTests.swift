@@ -183,15 +183,8 @@ struct SyncConvergenceTests {
             // key is the ledger's primary key, written in the push's transaction) and at most one
             // log entry per applied push (a push that changes nothing logs nothing).
             let sql = try #require(serverStore as? any SQLRunning, "the server store runs SQL")
-            let pushes = try await sql.sql("SELECT COUNT(*) FROM depot_sync_ledger").rows.first?.first
-            let changes = try await sql.sql("SELECT COUNT(*) FROM depot_sync_log").rows.first?.first
-            if case .integer(let pushed)? = pushes, case .integer(let logged)? = changes {
-                #expect(logged <= pushed && pushed > 0, "\(logged) log entries, \(pushed) applied pushes")
-            } else {
-                Issue.record(
-                    "the ledger and the log did not count: \(String(describing: pushes)), \(String(describing: changes))"
-                )
-            }
+            let (kept, logged) = try await syncLedgerAndLog(of: sql)
+            #expect(logged <= kept && kept > 0, "\(logged) log entries, \(kept) applied pushes")
             for transport in transports { injected.merge(transport.faults, uniquingKeysWith: +) }
         }
         return injected
@@ -199,15 +192,6 @@ struct SyncConvergenceTests {
 
     /// Syncs until a sync succeeds (the network may fail a few in a row), at most 20 times.
     static func syncPatiently(_ engine: SyncEngine) async throws {
-        var lastError: (any Error)?
-        for _ in 0..<20 {
-            do {
-                try await engine.sync()
-                return
-            } catch {
-                lastError = error
-            }
-        }
-        throw lastError ?? CancellationError()
+        try await retryingFailures { try await engine.sync() }
     }
 }

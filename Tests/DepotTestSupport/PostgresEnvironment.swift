@@ -51,6 +51,33 @@ public enum PostgresEnvironment {
         return base + (base.contains("?") ? "&" : "?") + "schema=" + scratchSchemaName()
     }
 
+    /// A PgBouncer in transaction mode in front of the server, for a database of its own
+    /// (`.ci/postgres bouncer`), and the same database reached directly (for set-up).
+    public static let bouncerURL = environment["DEPOT_PGBOUNCER_URL"]
+    /// The PgBouncer's database reached directly.
+    public static let bouncerDirectURL = environment["DEPOT_PGBOUNCER_DIRECT_URL"]
+
+    /// Whether the PgBouncer tests run: one is configured, or CI requires one (they then fail).
+    public static let isBouncerConfigured: Bool = {
+        if bouncerURL == nil && !isCI {
+            FileHandle.standardError.write(
+                Data(
+                    ("\nSKIPPING PgBouncer tests: DEPOT_PGBOUNCER_URL is not set. Start one with "
+                        + "`eval \"$(.ci/postgres bouncer DIR)\"` after `.ci/postgres start DIR`.\n").utf8))
+        }
+        return bouncerURL != nil || isCI
+    }()
+
+    /// The PgBouncer URL and the direct one, or an error saying that CI needs them.
+    public static func requireBouncer() throws -> (pooled: String, direct: String) {
+        guard let bouncerURL, let bouncerDirectURL else {
+            throw PostgresEnvironmentError(
+                message:
+                    "DEPOT_PGBOUNCER_URL and DEPOT_PGBOUNCER_DIRECT_URL are not set; CI runs `.ci/postgres bouncer`")
+        }
+        return (bouncerURL, bouncerDirectURL)
+    }
+
     /// The role `.ci/postgres start` creates that may log in and nothing more: tests grant it what
     /// they want a read-only client to have.
     public static let readerRole = "depot_reader"
