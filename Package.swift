@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotSync", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // The server half's routes on Hummingbird.
         .target(
@@ -214,6 +215,8 @@ let package = Package(
                 "AirportsExample", "DepotSyncServer", "DepotSyncHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

@@ -69,6 +69,24 @@ let package = Package(
                     name: "AsyncHTTPClient", package: "async-http-client",
                     condition: .when(platforms: [.linux])),
             ]),
+        // DepotSyncServer's feed and push routes against the same work by hand (Hummingbird handlers
+        // over PostgresNIO), 16 concurrent clients on one PostgreSQL (DEPOT_POSTGRES_URL).
+        .executableTarget(
+            name: "depot-sync-server-bench",
+            dependencies: [
+                "BenchHarness",
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotPostgres", package: "Depot"),
+                .product(name: "DepotSync", package: "Depot"),
+                .product(name: "DepotSyncServer", package: "Depot"),
+                .product(name: "DepotSyncHummingbird", package: "Depot"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Depot
 import DepotSync
 import Foundation
+import Tracing
 
 extension SyncServer {
     /// One page of `table`'s feed for `caller`, after `cursor` (`nil`: a full copy from the start).
@@ -19,6 +20,21 @@ extension SyncServer {
     /// - Throws: ``SyncProblem`` (404 for a table not served, 400 for a limit out of range or a
     ///   cursor this server did not give); `DepotError` of the store.
     public func feed(table: String, cursor: String?, limit: Int? = nil, caller: Caller) async throws
+        -> SyncProtocol.FeedPage
+    {
+        try await withSpan("sync feed \(table)", ofKind: .internal) { span in
+            span.attributes["depot.sync.table"] = table
+            span.attributes["depot.sync.caller"] = caller.id
+            span.attributes["depot.sync.full_copy"] = cursor == nil || cursor?.hasPrefix("copy:") == true
+            let page = try await feedPage(table: table, cursor: cursor, limit: limit, caller: caller)
+            span.attributes["depot.sync.rows"] = page.rows.count
+            span.attributes["depot.sync.deleted"] = page.deleted.count
+            span.attributes["depot.sync.expired"] = page.expired
+            return page
+        }
+    }
+
+    private func feedPage(table: String, cursor: String?, limit: Int?, caller: Caller) async throws
         -> SyncProtocol.FeedPage
     {
         let served = try served(table)

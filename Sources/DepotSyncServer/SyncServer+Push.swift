@@ -1,6 +1,7 @@
 import Depot
 import DepotSync
 import Foundation
+import Tracing
 
 /// A push as the server checked it: values decoded into the table's columns.
 struct DecodedPush: Sendable {
@@ -31,6 +32,26 @@ extension SyncServer {
     ///   or the row would leave the caller's scope, 404 for a row the caller cannot see;
     ///   `DepotError` of the store (nothing is written).
     public func push(table: String, idempotencyKey: String?, body: Data, caller: Caller) async throws -> (
+        status: Int, answer: SyncProtocol.PushAnswer
+    ) {
+        try await withSpan("sync push \(table)", ofKind: .internal) { span in
+            span.attributes["depot.sync.table"] = table
+            span.attributes["depot.sync.caller"] = caller.id
+            do {
+                let (status, answer) = try await tracedPush(
+                    table: table, idempotencyKey: idempotencyKey, body: body, caller: caller)
+                span.attributes["depot.sync.result"] = answer.status
+                span.attributes["http.response.status_code"] = status
+                return (status, answer)
+            } catch let problem as SyncProblem {
+                span.attributes["depot.sync.result"] = "refused"
+                span.attributes["http.response.status_code"] = problem.status
+                throw problem
+            }
+        }
+    }
+
+    private func tracedPush(table: String, idempotencyKey: String?, body: Data, caller: Caller) async throws -> (
         status: Int, answer: SyncProtocol.PushAnswer
     ) {
         let served = try served(table)

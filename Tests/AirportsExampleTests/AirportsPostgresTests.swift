@@ -45,7 +45,7 @@ struct AirportsPostgresTests {
             try await withCleanup {
                 let local = try SQLiteStore.temporary()
                 let engine = SyncEngine.airports(
-                    store: local, client: APIClient(baseURL: server.baseURL), country: "NO")
+                    store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient), country: "NO")
                 try await engine.sync()
                 #expect(try await RawHTTP.patch(server, "ENGM", #"{"name": "Gardermoen", "lid": "GEN"}"#).status == 200)
                 let next = try await engine.sync()

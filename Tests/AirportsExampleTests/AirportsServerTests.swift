@@ -274,7 +274,8 @@ struct AirportsServerTests {
         let server = try await AirportsServer.start(store: store, limits: limits, access: .testing)
         try await withCleanup {
             let mirror = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: mirror, client: APIClient(baseURL: server.baseURL))
+            let engine = SyncEngine.airports(
+                store: mirror, client: APIClient(baseURL: server.baseURL, configuration: .patient))
             #expect(try await engine.sync().pulledRows == 28_298)
             for call in 1...5 {
                 #expect(try await RawHTTP.patch(server, "ENGM", #"{"name": "Renamed \#(call)"}"#).status == 200)

@@ -14,7 +14,8 @@ struct AirportsSyncTests {
     func fullThenIncremental() async throws {
         try await withServer { server, serverStore in
             let local = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: local, client: APIClient(baseURL: server.baseURL), pageSize: 4_000)
+            let engine = SyncEngine.airports(
+                store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient), pageSize: 4_000)
             let first = try await engine.sync()
             #expect(first.pulledRows == 28_298)
             #expect(first.requests == 8 + 1)  // 8 pages of the copy, then the changes since it began
@@ -46,7 +47,8 @@ struct AirportsSyncTests {
     func countrySync() async throws {
         try await withServer { server, _ in
             let local = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: local, client: APIClient(baseURL: server.baseURL), country: "NO")
+            let engine = SyncEngine.airports(
+                store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient), country: "NO")
             let airports = local.repository(Airport.self)
             try await engine.sync()
             let norway = bundledAirports.filter { $0.country == "NO" }.map(\.icao).sorted(by: icaoOrder)
@@ -75,7 +77,7 @@ struct AirportsSyncTests {
         try await withServer { server, store in
             let local = try SQLiteStore.temporary()
             let reader = SyncEngine.airports(
-                store: local, client: APIClient(baseURL: server.baseURL), country: country)
+                store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient), country: country)
             try await reader.sync()
             #expect(try await local.repository(Airport.self).find("ENZV") != nil)
             // A renamed airport, then the same airport deleted by a writer: the rename must not bring it back.
@@ -97,7 +99,8 @@ struct AirportsSyncTests {
     func newEpoch() async throws {
         try await withServer { server, serverStore in
             let local = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: local, client: APIClient(baseURL: server.baseURL))
+            let engine = SyncEngine.airports(
+                store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient))
             try await engine.sync()
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("epoch-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

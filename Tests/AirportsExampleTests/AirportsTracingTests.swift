@@ -21,7 +21,8 @@ struct AirportsTracingTests {
         let tracer = TestTracing.bootstrapped
         try await withServer { server, _ in
             let local = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: local, client: APIClient(baseURL: server.baseURL), pageSize: 10_000)
+            let engine = SyncEngine.airports(
+                store: local, client: APIClient(baseURL: server.baseURL, configuration: .patient), pageSize: 10_000)
             let root = tracer.startRoot("airports sync")
             let summary = try await InstrumentationContext.withValue(root.context) { try await engine.sync() }
             root.end()
@@ -44,7 +45,12 @@ struct AirportsTracingTests {
                 guard let span = served.first else { continue }
                 #expect(span.operationName.hasSuffix("/feed"), "\(span.operationName)")
                 #expect(span.text("http.response.status_code") == "200")
-                let reads = spans.filter { $0.parentSpanID == span.spanID && $0.operationName.hasPrefix("SELECT") }
+                // The sync server's own span under the request's, the store's reads under it.
+                let feed = spans.filter { $0.parentSpanID == span.spanID && $0.operationName == "sync feed airports" }
+                #expect(feed.count == 1, "\(TraceTree(spans, root: root))")
+                let reads = spans.filter {
+                    $0.parentSpanID == feed.first?.spanID && $0.operationName.hasPrefix("SELECT")
+                }
                 #expect(!reads.isEmpty, "the server's store read under \(span.operationName)")
             }
             // The client stored each page in a transaction under the caller's span.

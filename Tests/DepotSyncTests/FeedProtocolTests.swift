@@ -27,7 +27,7 @@ struct FeedProtocolTests {
             return #"{"rows":[],"deleted":[],"cursor":"\#(cursor)","more":true,"expired":false}"#
         } body: { url in
             let store = try SQLiteStore.temporary()
-            let engine = SyncEngine.airports(store: store, client: APIClient(baseURL: url))
+            let engine = SyncEngine.airports(store: store, client: APIClient(baseURL: url, configuration: .patient))
             let error = await #expect(throws: DepotError.self) { try await engine.sync() }
             #expect(error?.kind == .mappingFailed)
             #expect(

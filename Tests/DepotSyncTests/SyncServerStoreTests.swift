@@ -159,7 +159,7 @@ func withEveryTypeServer(
 func everyTypeReplica(_ user: String, url: URL, conflicts: ConflictPolicy<EveryType> = .serverWins) throws
     -> SyncEngine
 {
-    var configuration = APIClient.Configuration()
+    var configuration = APIClient.Configuration.patient
     configuration.headers["Authorization"] = "Bearer \(user)"
     return SyncEngine(
         store: try SQLiteStore.temporary(), client: APIClient(baseURL: url, configuration: configuration),

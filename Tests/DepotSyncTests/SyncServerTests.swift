@@ -9,7 +9,9 @@ import DepotTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
+import InMemoryTracing
 import Testing
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -82,7 +84,7 @@ struct NotesReplica {
 
     init(_ user: String, url: URL, conflicts: ConflictPolicy<ServedNote> = .serverWins, pageSize: Int = 3) throws {
         store = try SQLiteStore.temporary()
-        var configuration = APIClient.Configuration()
+        var configuration = APIClient.Configuration.patient
         configuration.headers["Authorization"] = "Bearer \(user)"
         engine = SyncEngine(
             store: store, client: APIClient(baseURL: url, configuration: configuration),
@@ -338,6 +340,35 @@ struct SyncServerTests {
             let past = try await push("3", #""title":"v""#, base: #"{"title":"u"}"#, at: "2020-01-01T00:00:00Z")
             let moved = try #require(past.fieldTimes["title"].flatMap(SyncProtocol.date))
             #expect(moved > serverNow)
+        }
+    }
+
+    @Test("feed pages and pushes are spans of the caller's trace: table, caller, rows, result")
+    func spans() async throws {
+        let tracer = TestTracing.bootstrapped
+        try await withNotesServer { sync, _ in
+            try await sync.store.repository(ServedNote.self).insert([
+                note("s1", owner: "alice"), note("s2", owner: "bob"),
+            ])
+            let alice = NoteUser(id: "alice")
+            let root = tracer.startRoot("a sync")
+            try await InstrumentationContext.withValue(root.context) {
+                _ = try await sync.feed(table: "served_notes", cursor: nil, caller: alice)
+                let push =
+                    #"{"key":["s1"],"operation":"set","changes":{"title":"t"},"base":{"title":"a note"},"#
+                    + #""edited_at":"2026-01-01T00:00:00Z"}"#
+                _ = try await sync.push(
+                    table: "served_notes", idempotencyKey: "k", body: Data(push.utf8), caller: alice)
+                _ = try? await sync.push(
+                    table: "served_notes", idempotencyKey: "k", body: Data("{}".utf8), caller: alice)
+            }
+            root.end()
+            let spans = tracer.spans(ofTrace: root)
+            let feed = try #require(spans.first { $0.operationName == "sync feed served_notes" })
+            #expect(feed.text("depot.sync.caller") == "alice" && feed.text("depot.sync.rows") == "1")
+            let pushes = spans.filter { $0.operationName == "sync push served_notes" }
+            #expect(pushes.map { $0.text("depot.sync.result") } == ["applied", "refused"])
+            #expect(pushes.map { $0.text("http.response.status_code") } == ["200", "400"])
         }
     }
 

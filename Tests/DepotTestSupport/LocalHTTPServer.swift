@@ -60,9 +60,17 @@ public final class LocalHTTPServer: Sendable {
 public let testWriteToken = "test-write-token"
 
 extension APIClient.Configuration {
-    /// The defaults, sending the test servers' write token.
-    public static var writing: APIClient.Configuration {
+    /// The defaults with a deadline of 10 minutes: an outer bound, not a speed (a test's server on
+    /// a 2-core machine shared by every other suite has taken more than the default 30 s).
+    public static var patient: APIClient.Configuration {
         var configuration = APIClient.Configuration()
+        configuration.timeout = .seconds(600)
+        return configuration
+    }
+
+    /// ``patient``, sending the test servers' write token.
+    public static var writing: APIClient.Configuration {
+        var configuration = patient
         configuration.headers["Authorization"] = "Bearer \(testWriteToken)"
         return configuration
     }
