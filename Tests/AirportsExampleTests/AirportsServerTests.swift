@@ -193,6 +193,15 @@ struct AirportsServerTests {
         }
     }
 
+    @Test("a country in the sync path that is not percent-encoded text answers 400 naming it, not a scope of garbage")
+    func badCountryPath() async throws {
+        try await withReadOnlyServer { server, _ in
+            let answer = try await RawHTTP.get(server, "/sync/country/%E0%A4/airports/feed")
+            #expect(answer.status == 400)
+            #expect(answer.error?.contains("country") == true, "\(answer.error ?? "no error member")")
+        }
+    }
+
     @Test("PATCH of an unknown icao answers 404 and creates nothing")
     func patchUnknown() async throws {
         try await withReadOnlyServer { server, store in

@@ -207,7 +207,10 @@ func rawRouter(_ raw: RawSync) -> Router<BasicRequestContext> {
     router.get("/raw/feed") { request, _ -> Response in
         var cursor = ""
         for part in (request.uri.query ?? "").split(separator: "&") where part.hasPrefix("cursor=") {
-            cursor = String(part.dropFirst("cursor=".count)).removingPercentEncoding ?? ""
+            guard let decoded = String(part.dropFirst("cursor=".count)).removingPercentEncoding else {
+                throw HTTPError(.badRequest)
+            }
+            cursor = decoded
         }
         return try json(.ok, try await raw.feed(after: cursor, limit: pageSize))
     }

@@ -83,8 +83,12 @@ extension AirportsController {
             }, atPath: "/sync")
         router.addRoutes(
             sync.routes(context: AirportsRequestContext.self) { request, context in
-                let raw = context.parameters.get("country") ?? ""
-                let country = raw.removingPercentEncoding ?? raw
+                guard let raw = context.parameters.get("country") else {
+                    throw SyncProblem(status: 404, "the path names no country")
+                }
+                guard let country = raw.removingPercentEncoding else {
+                    throw SyncProblem(status: 400, "the path's country '\(raw.prefix(40))' is not percent-encoded text")
+                }
                 guard !country.isEmpty, country.unicodeScalars.count <= maximumTextLength else {
                     throw SyncProblem(status: 400, "the path's country must be 1 to \(maximumTextLength) characters")
                 }

@@ -46,10 +46,10 @@ public struct SyncServerFeed<Root: Entity>: SyncFeed {
 
     /// `GET {path}/{table}/feed?limit=…&cursor=…`.
     public func request(after cursor: String?) -> AnyEndpoint<SyncProtocol.FeedPage> {
-        AnyEndpoint(
-            .get, SyncRoutes.path(path, table: Root.schema.tableName, "feed"),
-            query: [URLQueryItem(name: "limit", value: String(pageSize))]
-                + (cursor.map { [URLQueryItem(name: "cursor", value: $0)] } ?? []))
+        var query = [URLQueryItem(name: "limit", value: String(pageSize))]
+        // No cursor is a request of its own (a full copy), not an empty one.
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        return AnyEndpoint(.get, SyncRoutes.path(path, table: Root.schema.tableName, "feed"), query: query)
     }
 
     /// The page's rows (whole) and deleted keys.
