@@ -17,6 +17,11 @@ import Synchronization
 /// let report = try await engine.sync()                     // push the outbox, then pull the feeds
 /// ```
 ///
+/// Feeds are pulled parents first (an entity after the synced entities its ``ToOne`` keys
+/// reference), and the rows they bring are stored without checking those keys locally: the server
+/// enforced its relations, and a parent may come with the next sync or lie outside what this
+/// replica receives. Local edits are checked as usual and pushed in the order they were made.
+///
 /// One sync runs at a time (a second call waits for the first). A sync that fails (the network,
 /// a 5xx after the client's retries) throws after keeping everything it got: pushed edits are out
 /// of the outbox, pulled pages and their cursor are stored; the next sync goes on from there.
@@ -59,11 +64,29 @@ public final class SyncEngine: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         let boxes = entities.map(\.box)
-        self.order = boxes
+        self.order = Self.parentsFirst(boxes)
         self.entities = Dictionary(boxes.map { ($0.table.name, $0) }) { first, _ in first }
         self.client = client
         self.clock = clock
         self.store = SyncedStore(base: store, synced: Set(boxes.map(\.table.name)), clock: clock)
+    }
+
+    /// `entities` with every entity after the synced entities its ``ToOne`` keys reference, in
+    /// declaration order otherwise (a cycle keeps it): what pulls follow, so that a page's rows
+    /// find the parents pulled before them.
+    static func parentsFirst(_ entities: [any SyncedEntityBox]) -> [any SyncedEntityBox] {
+        let synced = Set(entities.map(\.table.name))
+        var placed = Set<String>()
+        var waiting = entities
+        var order: [any SyncedEntityBox] = []
+        while !waiting.isEmpty {
+            let ready =
+                waiting.firstIndex { $0.parentTables.intersection(synced).isSubset(of: placed) } ?? waiting.startIndex
+            let next = waiting.remove(at: ready)
+            placed.insert(next.table.name)
+            order.append(next)
+        }
+        return order
     }
 
     /// The store underneath: writes through it are not recorded (what the engine itself uses).

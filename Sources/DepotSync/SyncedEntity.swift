@@ -28,6 +28,8 @@ public struct SyncedEntity: Sendable {
 protocol SyncedEntityBox: Sendable {
     var table: TableDescription { get }
     var feedName: String { get }
+    /// The tables this entity's ``ToOne`` keys reference (its own excluded).
+    var parentTables: Set<String> { get }
     /// Sends the request for the page after `cursor` and reads it.
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage
     /// Stores a page's changes and deletions through `tx` (no outbox recording).
@@ -84,6 +86,12 @@ where Feed.Root == Root, Push.Root == Root {
 
     var table: TableDescription { Root.schema.table }
     var feedName: String { feed.name }
+    var parentTables: Set<String> {
+        let own = Root.schema.tableName
+        return Set(
+            Root.relations.map(\.descriptor).filter { $0.kind == .toOne }.map(\.foreignKey.parentTable.name)
+                .filter { $0 != own })
+    }
 
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage {
         let response = try await client.send(feed.request(after: cursor))
@@ -119,7 +127,13 @@ where Feed.Root == Root, Push.Root == Root {
                     patches.removeAll { missing.contains($0.key) && !$0.assignsEveryRequiredColumn }
                 }
             }
-            if !patches.isEmpty { try await Transaction(writer: writer).repository(Root.self).apply(patches) }
+            if !patches.isEmpty {
+                // The server enforced its relations; a parent may come in a later page (written
+                // after its feed was read) or lie outside what this replica receives.
+                try await ReferenceChecks.$areSkipped.withValue(true) {
+                    try await Transaction(writer: writer).repository(Root.self).apply(patches)
+                }
+            }
         }
         try await RowReads.remove(from: Root.schema.table, keys: page.deletions, in: writer)
     }
@@ -156,9 +170,13 @@ where Feed.Root == Root, Push.Root == Root {
     }
 
     func apply(values: [String: StoredValue], key: [StoredValue], in writer: any StoreWriter) async throws {
-        try await Transaction(writer: writer).repository(Root.self).apply([
-            Patch<Root>(key: key, values: values.map { ($0.key, $0.value) })
-        ])
+        // Values the server sent, or local edits checked when they were made, written again over
+        // them: a parent one names may be gone since (a refused edit shows until the app acts).
+        try await ReferenceChecks.$areSkipped.withValue(true) {
+            try await Transaction(writer: writer).repository(Root.self).apply([
+                Patch<Root>(key: key, values: values.map { ($0.key, $0.value) })
+            ])
+        }
     }
 }
 

@@ -146,3 +146,10 @@ enum Integrity {
             table: child.name, column: key.column)
     }
 }
+
+/// Whether writes in this task check the ``ToOne`` keys they carry. Off only where the rows come
+/// from a store that already enforced its relations (a sync engine storing what a server sent,
+/// whose parents may arrive later or lie outside what the replica receives).
+package enum ReferenceChecks {
+    @TaskLocal package static var areSkipped = false
+}

@@ -10,7 +10,7 @@ extension Repository {
     func write(_ batch: RowBatch, mode: WriteMode, _ writer: any StoreWriter) async throws -> Int {
         let table = try checkedSchema().table
         let keys = try checkedRelations().filter { $0.kind == .toOne }.map(\.foreignKey)
-        if !keys.isEmpty { try await Integrity.checkReferences(batch, keys: keys, writer) }
+        if !keys.isEmpty, !ReferenceChecks.areSkipped { try await Integrity.checkReferences(batch, keys: keys, writer) }
         return try await writer.write(batch, into: table, mode: mode)
     }
 
