@@ -120,50 +120,59 @@ struct ResourceRefresh: Entity, Equatable {
 ///         .refreshable { await norway.refreshNow() }
 /// }
 /// ```
+/// It starts observing (and, by the resource's policy, refreshing) when one of its properties is
+/// first read, and stops when released or on ``stop()``.
 @MainActor
 @Observable
 public final class LiveResource<Root: Entity> {
     /// The rows the resource's query reads now.
-    public private(set) var rows: [Root] = []
+    public var rows: [Root] {
+        runner.startIfNeeded()
+        return latestRows
+    }
     /// Where its refresh stands.
-    public private(set) var refresh = RefreshState()
+    public var refresh: RefreshState {
+        runner.startIfNeeded()
+        return latestRefresh
+    }
     /// Whether the first rows have arrived.
-    public private(set) var isLoaded = false
+    public var isLoaded: Bool {
+        runner.startIfNeeded()
+        return loaded
+    }
     /// The error that ended the observation (the store's, not a failed refresh: that one is in
     /// ``refresh``).
-    public private(set) var error: (any Error)?
-    @ObservationIgnored private var task: Task<Void, Never>?
+    public var error: (any Error)? {
+        runner.startIfNeeded()
+        return failure
+    }
+
+    private var latestRows: [Root] = []
+    private var latestRefresh = RefreshState()
+    private var loaded = false
+    private var failure: (any Error)?
+    @ObservationIgnored private var runner: LiveRunner!
     @ObservationIgnored private let refreshAction: @Sendable () async -> Void
 
-    /// Observes `resource` through `loader` until released (or ``stop()``).
+    /// Observes `resource` through `loader` (from the first read of a property on).
     public init<Request, Mapper>(_ resource: Resource<Request, Mapper>, loader: ResourceLoader)
     where Mapper.Target == Root {
-        let snapshots = loader.observe(resource)
         refreshAction = { _ = try? await loader.refresh(resource) }
-        task = Task { [weak self] in
-            do {
-                for try await snapshot in snapshots {
-                    guard let self else { return }
-                    self.rows = snapshot.rows
-                    self.refresh = snapshot.refresh
-                    self.isLoaded = true
-                }
-            } catch {
-                self?.error = error
-            }
-        }
+        runner = LiveRunner(
+            { loader.observe(resource) },
+            receive: { [weak self] snapshot in
+                guard let self else { return false }
+                self.latestRows = snapshot.rows
+                self.latestRefresh = snapshot.refresh
+                self.loaded = true
+                return true
+            },
+            fail: { [weak self] error in self?.failure = error })
     }
 
     /// Refreshes from the network now (pull to refresh); a failure shows in ``refresh``.
     public func refreshNow() async { await refreshAction() }
 
     /// Stops observing; the properties keep their last values.
-    public func stop() {
-        task?.cancel()
-        task = nil
-    }
-
-    isolated deinit {
-        task?.cancel()
-    }
+    public func stop() { runner.stop() }
 }

@@ -34,8 +34,8 @@ public final class ResourceLoader: Sendable {
     private struct LoaderState {
         var inFlight: [String: InFlight] = [:]
         var latest: [String: (key: String, id: UUID)] = [:]
-        var states: [String: RefreshState] = [:]
-        var listeners: [String: [UUID: AsyncStream<RefreshState>.Continuation]] = [:]
+        /// Each resource's refresh states, the latest kept.
+        var refreshes: [String: Broadcaster<RefreshState>] = [:]
     }
 
     /// A loader persisting into `store` what `client` fetches. For entities a ``SyncEngine`` syncs,
@@ -107,7 +107,7 @@ public final class ResourceLoader: Sendable {
 
     /// The refresh state of `resource` now (its last refresh read from the store).
     public func refreshState<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> RefreshState {
-        var current = state.withLock { $0.states[resource.key] } ?? RefreshState()
+        var current = refreshes(of: resource.key).latest ?? RefreshState()
         if current.lastRefreshed == nil {
             current.lastRefreshed = try await store.repository(ResourceRefresh.self).find(resource.key)?.refreshedAt
         }
@@ -116,18 +116,16 @@ public final class ResourceLoader: Sendable {
 
     /// The refresh state of `resource` now, then each time it changes.
     public func refreshStates<Request, Mapper>(_ resource: Resource<Request, Mapper>) -> AsyncStream<RefreshState> {
-        let key = resource.key
-        let (stream, continuation) = AsyncStream.makeStream(of: RefreshState.self, bufferingPolicy: .bufferingNewest(8))
-        let id = UUID()
-        let current = state.withLock { state in
-            state.listeners[key, default: [:]][id] = continuation
-            return state.states[key]
+        refreshes(of: resource.key).subscribe()
+    }
+
+    private func refreshes(of key: String) -> Broadcaster<RefreshState> {
+        state.withLock { state in
+            if let existing = state.refreshes[key] { return existing }
+            let created = Broadcaster<RefreshState>(buffering: 8, replaysLatest: true)
+            state.refreshes[key] = created
+            return created
         }
-        if let current { continuation.yield(current) }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.listeners[key]?.removeValue(forKey: id) }
-        }
-        return stream
     }
 
     /// The resource's rows now (local), then again whenever they or its refresh state change; by
@@ -294,11 +292,7 @@ public final class ResourceLoader: Sendable {
     }
 
     private func publish(_ key: String, _ refresh: RefreshState) {
-        let listeners = state.withLock { state in
-            state.states[key] = refresh
-            return Array(state.listeners[key, default: [:]].values)
-        }
-        for listener in listeners { listener.yield(refresh) }
+        refreshes(of: key).publish(refresh)
     }
 }
 

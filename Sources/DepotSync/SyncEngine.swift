@@ -36,13 +36,14 @@ public final class SyncEngine: Sendable {
     let clock: @Sendable () -> Date
     let lock = AsyncLock()
     let state = Mutex(EngineState())
+    /// Told each time the engine's state changes (what ``statusUpdates()`` re-reads on).
+    let stateChanges = Broadcaster<Void>(buffering: 1)
 
     struct EngineState {
         var isSyncing = false
         var lastPull: Date?
         var lastPush: Date?
         var lastError: String?
-        var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
         /// Pull transactions begun, by table: a resource refresh whose request went out before one
         /// began may hold older rows than it stored (``pullsBegun(into:)``).
         var pullsBegun: [String: Int] = [:]
@@ -462,11 +463,8 @@ public final class SyncEngine: Sendable {
     // MARK: - State
 
     func update(_ change: (inout EngineState) -> Void) {
-        let listeners = state.withLock { state in
-            change(&state)
-            return Array(state.listeners.values)
-        }
-        for listener in listeners { listener.yield() }
+        state.withLock { change(&$0) }
+        stateChanges.publish(())
     }
 }
 

@@ -55,14 +55,15 @@ extension SyncEngine {
     /// }
     /// ```
     public func statusUpdates() -> AsyncThrowingStream<SyncStatus, any Error> {
+        // The engine's own changes and commits of the sync tables, merged into one "read again".
         let (events, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        state.withLock { $0.listeners[id] = continuation }
+        let engineChanges = stateChanges.subscribe()
         let commits = base.commits()
         let watched: Set<String> = [OutboxEntry.schema.tableName, FeedCursor.schema.tableName]
-        let forward = Task {
+        let forwardCommits = Task {
             for await commit in commits where commit.mayHaveChanged(anyOf: watched) { continuation.yield() }
         }
+        let forwardChanges = Task { for await _ in engineChanges { continuation.yield() } }
         continuation.yield()
         return AsyncThrowingStream { output in
             let task = Task {
@@ -80,9 +81,9 @@ extension SyncEngine {
             }
             output.onTermination = { _ in
                 task.cancel()
-                forward.cancel()
+                forwardCommits.cancel()
+                forwardChanges.cancel()
                 continuation.finish()
-                _ = self.state.withLock { $0.listeners.removeValue(forKey: id) }
             }
         }
     }
@@ -94,37 +95,38 @@ extension SyncEngine {
 /// @State var sync = LiveSyncStatus(engine)
 /// var body: some View { Text(sync.status.pendingChanges == 0 ? "Synced" : "Waiting to sync") }
 /// ```
+/// It starts observing when one of its properties is first read, and stops when released or on
+/// ``stop()``.
 @MainActor
 @Observable
 public final class LiveSyncStatus {
     /// The latest status.
-    public private(set) var status = SyncStatus()
+    public var status: SyncStatus {
+        runner.startIfNeeded()
+        return latest
+    }
     /// The error that ended the observation, if any.
-    public private(set) var error: (any Error)?
-    @ObservationIgnored private var task: Task<Void, Never>?
+    public var error: (any Error)? {
+        runner.startIfNeeded()
+        return failure
+    }
 
-    /// Observes `engine`'s status until released (or ``stop()``).
+    private var latest = SyncStatus()
+    private var failure: (any Error)?
+    @ObservationIgnored private var runner: LiveRunner!
+
+    /// Observes `engine`'s status (from the first read of a property on).
     public init(_ engine: SyncEngine) {
-        let updates = engine.statusUpdates()
-        task = Task { [weak self] in
-            do {
-                for try await status in updates {
-                    guard let self else { return }
-                    self.status = status
-                }
-            } catch {
-                self?.error = error
-            }
-        }
+        runner = LiveRunner(
+            { engine.statusUpdates() },
+            receive: { [weak self] status in
+                guard let self else { return false }
+                self.latest = status
+                return true
+            },
+            fail: { [weak self] error in self?.failure = error })
     }
 
     /// Stops observing; ``status`` keeps its last value.
-    public func stop() {
-        task?.cancel()
-        task = nil
-    }
-
-    isolated deinit {
-        task?.cancel()
-    }
+    public func stop() { runner.stop() }
 }

@@ -3,52 +3,65 @@ import Observation
 /// A query's current results as an `@Observable` object, for views that bind to a query.
 ///
 /// ```swift
-/// @State var norwegian = LiveQuery(store.repository(Airport.self),
-///                                  where: \.country == "NO", orderBy: [.ascending(\.name)])
-/// var body: some View { List(norwegian.results, id: \.icao) { Text($0.name) } }
+/// struct NorwayList: View {
+///     @State private var norway: LiveQuery<Airport>
+///
+///     init(store: any Store) {
+///         _norway = State(initialValue: LiveQuery(store.repository(Airport.self),
+///                                                 where: \.country == "NO", orderBy: [.ascending(\.name)]))
+///     }
+///
+///     var body: some View { List(norway.results, id: \.icao) { Text($0.name) } }
+/// }
 /// ```
-/// It starts observing when created and stops when released (or on ``stop()``). Errors end the
-/// observation and are kept in ``error``.
+/// It starts observing when one of its properties is first read (a `LiveQuery` made and dropped
+/// unread, as SwiftUI does with a `@State` initial value on every update of the parent, costs
+/// nothing), and stops when released or on ``stop()``. Errors end the observation and are kept
+/// in ``error``.
 @MainActor
 @Observable
 public final class LiveQuery<Root: Entity> {
-    /// The latest results.
-    public private(set) var results: [Root] = []
+    /// The latest results (empty until the first arrive).
+    public var results: [Root] {
+        runner.startIfNeeded()
+        return latest
+    }
     /// Whether the first result has arrived.
-    public private(set) var isLoaded = false
+    public var isLoaded: Bool {
+        runner.startIfNeeded()
+        return loaded
+    }
     /// The error that ended the observation, if any.
-    public private(set) var error: (any Error)?
+    public var error: (any Error)? {
+        runner.startIfNeeded()
+        return failure
+    }
 
-    @ObservationIgnored private var task: Task<Void, Never>?
+    private var latest: [Root] = []
+    private var loaded = false
+    private var failure: (any Error)?
+    @ObservationIgnored private var runner: LiveRunner!
 
-    /// Observes `predicate` on `repository`, in `ordering`, at most `limit` rows.
+    /// Observes `predicate` on `repository`, in `ordering`, at most `limit` rows (from the first
+    /// read of a property on).
     public init(
         _ repository: Repository<Root>, where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [],
         limit: Int? = nil, timing: ObservationTiming = .immediate
     ) {
-        let observation = repository.observe(where: predicate, orderBy: ordering, limit: limit, timing: timing)
-        task = Task { [weak self] in
-            do {
-                for try await list in observation {
-                    guard let self else { return }
-                    self.results = list
-                    self.isLoaded = true
-                }
-            } catch is CancellationError {
-                return
-            } catch {
-                self?.error = error
-            }
-        }
+        runner = LiveRunner(
+            { repository.observe(where: predicate, orderBy: ordering, limit: limit, timing: timing) },
+            receive: { [weak self] list in
+                guard let self else { return false }
+                self.latest = list
+                self.loaded = true
+                return true
+            },
+            fail: { [weak self] error in self?.failure = error })
     }
+
+    /// Whether the observation has started (a property was read).
+    package var hasStarted: Bool { runner.hasStarted }
 
     /// Stops observing; ``results`` keeps its last value.
-    public func stop() {
-        task?.cancel()
-        task = nil
-    }
-
-    isolated deinit {
-        task?.cancel()
-    }
+    public func stop() { runner.stop() }
 }
