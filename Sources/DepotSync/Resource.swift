@@ -100,14 +100,10 @@ public struct ResourceSnapshot<Root: Entity>: Sendable {
 }
 
 /// When a resource was last refreshed (`depot_sync_resources`).
-struct ResourceRefresh: Entity, Equatable {
-    var key: String
-    var refreshedAt: Date
-
-    static let schema = Schema<ResourceRefresh>("depot_sync_resources", primaryKey: \.key) {
-        Column(\.key, "resource_key")
-        Column(\.refreshedAt, "refreshed_at")
-    }
+@Entity("depot_sync_resources")
+struct ResourceRefresh: Equatable {
+    @PrimaryKey @Column("resource_key") var key: String
+    @Column("refreshed_at") var refreshedAt: Date
 }
 
 /// A resource's rows and refresh state as an `@Observable` object, for views.

@@ -54,7 +54,7 @@ public struct PendingChange: Sendable, Equatable {
         table = entry.table
         key = try SyncJSON.key(entry.key)
         changes = try SyncJSON.values(entry.changes)
-        isDelete = entry.operation == OutboxEntry.delete
+        isDelete = entry.operation == OutboxEntry.Operation.delete
         editedAt = entry.editedAt
         attempts = entry.attempts
         rejection = try entry.rejection.map { try JSONDecoder().decode(SyncRejection.self, from: Data($0.utf8)) }
@@ -152,7 +152,7 @@ extension SyncEngine {
                 try await Shadows.materialize(previous, in: writer)
                 var entry = previous
                 entry.changes = try SyncJSON.valuesText(values)
-                entry.operation = OutboxEntry.set
+                entry.operation = OutboxEntry.Operation.set
                 entry.rejection = nil
                 entry.attempts = 0
                 entry.idempotencyKey = UUID().uuidString
@@ -180,7 +180,8 @@ extension SyncEngine {
         let key = try SyncJSON.key(entry.key)
         if let values = try await Shadows.serverValues(entry.table, entry.key, fallback: entry, in: writer) {
             let changed = try SyncJSON.values(entry.changes)
-            let restored = entry.operation == OutboxEntry.delete ? values : values.filter { changed[$0.key] != nil }
+            let restored =
+                entry.operation == OutboxEntry.Operation.delete ? values : values.filter { changed[$0.key] != nil }
             if !restored.isEmpty {
                 do {
                     try await writer.savepoint { inner in

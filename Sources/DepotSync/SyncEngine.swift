@@ -201,7 +201,8 @@ public final class SyncEngine: Sendable {
                 try await base.write { tx in
                     try await tx.repository(FeedCursor.self).upsert(
                         FeedCursor(
-                            feed: entity.feedName, cursor: nil, copyMode: FeedCursor.noCopy, pulledAt: stored?.pulledAt)
+                            feed: entity.feedName, cursor: nil, copyMode: FeedCursor.CopyMode.none,
+                            pulledAt: stored?.pulledAt)
                     )
                 }
                 continue
@@ -214,23 +215,23 @@ public final class SyncEngine: Sendable {
                 // transaction sees every pull that could have written before it commits.
                 self.state.withLock { $0.pullsBegun[table.name, default: 0] += 1 }
                 let tx = Transaction(writer: writer)
-                var mode = stored?.copyMode ?? FeedCursor.noCopy
-                if cursor == nil, mode == FeedCursor.noCopy {
+                var mode = stored?.copyMode ?? FeedCursor.CopyMode.none
+                if cursor == nil, mode == FeedCursor.CopyMode.none {
                     // A full copy begins: into an empty table nothing can be left over to remove.
                     let empty = try await writer.count(SelectQuery(table: table, limit: 1)) == 0
-                    mode = empty ? FeedCursor.copyIntoEmpty : FeedCursor.copyTrackingKeys
+                    mode = empty ? FeedCursor.CopyMode.intoEmpty : FeedCursor.CopyMode.trackingKeys
                     _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
                 }
                 try await entity.store(page, in: writer)
-                if mode == FeedCursor.copyTrackingKeys, !page.keys.isEmpty {
+                if mode == FeedCursor.CopyMode.trackingKeys, !page.keys.isEmpty {
                     try await tx.repository(SeenKey.self).upsert(
                         try page.keys.map { SeenKey(feed: feed, key: try SyncJSON.keyText($0)) })
                 }
-                if !page.hasMore, mode != FeedCursor.noCopy {
-                    if mode == FeedCursor.copyTrackingKeys {
+                if !page.hasMore, mode != FeedCursor.CopyMode.none {
+                    if mode == FeedCursor.CopyMode.trackingKeys {
                         try await removeUndelivered(entity, feed: feed, in: writer)
                     }
-                    mode = FeedCursor.noCopy
+                    mode = FeedCursor.CopyMode.none
                 }
                 try await keepWaitingEdits(entity, over: page, in: writer)
                 try await tx.repository(FeedCursor.self).upsert(
@@ -305,7 +306,7 @@ public final class SyncEngine: Sendable {
     /// Writes `entry`'s edit to the local row again (without recording it).
     func reapply(_ entry: OutboxEntry, entity: any SyncedEntityBox, in writer: any StoreWriter) async throws {
         let key = try SyncJSON.key(entry.key)
-        if entry.operation == OutboxEntry.delete {
+        if entry.operation == OutboxEntry.Operation.delete {
             try await RowReads.remove(from: entity.table, keys: [key], in: writer)
             return
         }
@@ -417,7 +418,7 @@ public final class SyncEngine: Sendable {
             }
         }
         let remoteValues = Dictionary(uniqueKeysWithValues: zip(columns, remote.values))
-        let deletes = entry.operation == OutboxEntry.delete && chosen.isEmpty
+        let deletes = entry.operation == OutboxEntry.Operation.delete && chosen.isEmpty
         let next: OutboxEntry? =
             deletes || !changes.isEmpty
             ? OutboxEntry(

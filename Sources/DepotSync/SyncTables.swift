@@ -4,81 +4,69 @@ import Foundation
 /// One local edit of a synced entity, waiting in the outbox (`depot_sync_outbox`) to be pushed.
 ///
 /// Written in the same transaction as the edit itself, so an edit and its outbox row commit
-/// together or not at all, and both survive a restart.
-struct OutboxEntry: Entity, Equatable {
+/// together or not at all, and both survive a restart. Values are JSON text, not a JSON column:
+/// PostgreSQL's `jsonb` would drop the sign of `-0.0` and refuse NUL in text.
+@Entity("depot_sync_outbox")
+struct OutboxEntry: Equatable {
+    /// What an edit did to its row.
+    enum Operation: String, StorableValue, Sendable {
+        /// Columns changed, or the row created.
+        case set
+        /// The row deleted.
+        case delete
+    }
+
     /// The order edits were made in (1, 2, …): pushed in this order.
-    var sequence: Int
+    @PrimaryKey var sequence: Int
     /// The entity's table.
-    var table: String
+    @Column("table_name") var table: String
     /// The row's primary key (``SyncJSON/keyText(_:)``).
-    var key: String
-    /// `set` (columns changed or a row created) or `delete`.
-    var operation: String
+    @Column("row_key") var key: String
+    var operation: Operation
     /// The changed columns and their new values (``SyncJSON/valuesText(_:)``); `{}` for a delete.
     var changes: String
     /// The whole row before the edit; `nil` when the edit created it.
     var base: String?
     /// When the edit was made (the local clock): what last-writer-wins compares.
-    var editedAt: Date
+    @Column("edited_at") var editedAt: Date
     /// Sent with the push, so a server applies a delivery it already applied only once.
-    var idempotencyKey: String
+    @Column("idempotency_key") var idempotencyKey: String
     /// Pushes tried and failed in a way worth retrying.
     var attempts: Int
     /// Why the server refused it (status and message, JSON); `nil` while it is pending.
     var rejection: String?
-
-    static let set = "set"
-    static let delete = "delete"
-
-    static let schema = Schema<OutboxEntry>("depot_sync_outbox", primaryKey: \.sequence) {
-        Column(\.sequence, "sequence")
-        Column(\.table, "table_name")
-        Column(\.key, "row_key")
-        Column(\.operation, "operation")
-        Column(\.changes, "changes")
-        Column(\.base, "base")
-        Column(\.editedAt, "edited_at")
-        Column(\.idempotencyKey, "idempotency_key")
-        Column(\.attempts, "attempts")
-        Column(\.rejection, "rejection")
-    }
 }
 
 /// How far a feed has been pulled (`depot_sync_cursors`): its cursor, stored in the same
 /// transaction as the page that moved it.
-struct FeedCursor: Entity, Equatable {
+@Entity("depot_sync_cursors")
+struct FeedCursor: Equatable {
+    /// Whether a full copy is under way (stored as 0, 1, 2).
+    enum CopyMode: Int, StorableValue, Sendable {
+        /// No copy: the cursor follows changes.
+        case none = 0
+        /// A copy into a table that was empty when it began: nothing can be left over.
+        case intoEmpty = 1
+        /// A copy into a table that held rows: keys delivered since it began are in
+        /// `depot_sync_seen`, and the rows it did not deliver are removed when it ends.
+        case trackingKeys = 2
+    }
+
     /// The feed's name (``SyncFeed/name``).
-    var feed: String
+    @PrimaryKey var feed: String
     /// The cursor to ask from next; `nil` before the first page.
     var cursor: String?
-    /// Whether a full copy is under way: ``noCopy``, ``copyIntoEmpty`` (the table was empty when
-    /// it began), ``copyTrackingKeys`` (keys delivered since it began are in `depot_sync_seen`).
-    var copyMode: Int
+    @Column("copy_mode") var copyMode: CopyMode
     /// When the last page was stored.
-    var pulledAt: Date?
-
-    static let noCopy = 0
-    static let copyIntoEmpty = 1
-    static let copyTrackingKeys = 2
-
-    static let schema = Schema<FeedCursor>("depot_sync_cursors", primaryKey: \.feed) {
-        Column(\.feed, "feed")
-        Column(\.cursor, "cursor")
-        Column(\.copyMode, "copy_mode")
-        Column(\.pulledAt, "pulled_at")
-    }
+    @Column("pulled_at") var pulledAt: Date?
 }
 
 /// A key a full copy has delivered (`depot_sync_seen`): rows it did not deliver are removed when
 /// it ends.
-struct SeenKey: Entity, Equatable {
-    var feed: String
-    var key: String
-
-    static let schema = Schema<SeenKey>("depot_sync_seen", primaryKey: \.feed, \.key) {
-        Column(\.feed, "feed")
-        Column(\.key, "row_key")
-    }
+@Entity("depot_sync_seen")
+struct SeenKey: Equatable {
+    @PrimaryKey var feed: String
+    @PrimaryKey @Column("row_key") var key: String
 }
 
 /// The row as the server last had it (`depot_sync_shadows`), where that is not the base of the
@@ -86,17 +74,12 @@ struct SeenKey: Entity, Equatable {
 /// with waiting edits, its earliest edit's base is that row (so a local edit writes no shadow);
 /// a pulled page, an applied push or a resolved conflict of such a row writes one, and it is
 /// removed with the row's last outbox entry.
-struct ShadowRow: Entity, Equatable {
-    var table: String
-    var key: String
+@Entity("depot_sync_shadows")
+struct ShadowRow: Equatable {
+    @PrimaryKey @Column("table_name") var table: String
+    @PrimaryKey @Column("row_key") var key: String
     /// The row's values by column (``SyncJSON/valuesText(_:)``); `nil` when the server deleted it.
-    var values: String?
-
-    static let schema = Schema<ShadowRow>("depot_sync_shadows", primaryKey: \.table, \.key) {
-        Column(\.table, "table_name")
-        Column(\.key, "row_key")
-        Column(\.values, "row_values")
-    }
+    @Column("row_values") var values: String?
 }
 
 /// Reads and moves shadows inside a transaction.
@@ -148,7 +131,7 @@ enum Shadows {
     static func applied(_ entry: OutboxEntry, in writer: any StoreWriter) async throws {
         let shadows = Transaction(writer: writer).repository(ShadowRow.self)
         if try await shadows.find(entry.table, entry.key) != nil {
-            let changes = entry.operation == OutboxEntry.delete ? nil : try SyncJSON.values(entry.changes)
+            let changes = entry.operation == OutboxEntry.Operation.delete ? nil : try SyncJSON.values(entry.changes)
             try await advance(entry.table, entry.key, changes: changes, in: writer)
         }
         try await dropIfDone(entry.table, entry.key, in: writer)

@@ -185,7 +185,7 @@ extension OutgoingChange {
         do {
             self.init(
                 key: try SyncJSON.key(entry.key),
-                operation: entry.operation == OutboxEntry.delete ? .delete : .set,
+                operation: entry.operation == OutboxEntry.Operation.delete ? .delete : .set,
                 changes: try SyncJSON.values(entry.changes), baseValues: try entry.base.map(SyncJSON.values),
                 editedAt: entry.editedAt, idempotencyKey: entry.idempotencyKey, sequence: entry.sequence)
         } catch let error as DepotError {

@@ -176,7 +176,7 @@ enum OutboxRecorder {
             entries.append(
                 OutboxEntry(
                     sequence: next, table: table.name, key: change.keyText,
-                    operation: change.isDelete ? OutboxEntry.delete : OutboxEntry.set,
+                    operation: change.isDelete ? OutboxEntry.Operation.delete : OutboxEntry.Operation.set,
                     changes: try SyncJSON.valuesText(change.changes), base: baseText, editedAt: now,
                     idempotencyKey: UUID().uuidString, attempts: 0, rejection: nil))
             next += 1

@@ -5,81 +5,53 @@ import Synchronization
 
 /// One change to a served table (`depot_sync_log`): which row, set or deleted, and the row as it
 /// was before (what decides whether a caller who no longer sees the row had it).
-struct SyncLogEntry: Entity, Equatable {
+@Entity("depot_sync_log")
+struct SyncLogEntry: Equatable {
+    @Indexed("depot_sync_log_by_table") @Column("table_name") var table: String
     /// The order of commits: a transaction takes its numbers holding the log's head row, which
     /// it keeps until it commits, so a smaller number never commits after a larger one.
-    var sequence: Int
-    var table: String
+    @PrimaryKey @Indexed("depot_sync_log_by_table") var sequence: Int
     /// The row's key (DepotSync's key text).
-    var key: String
-    var isDelete: Bool
-    /// The whole row before the change (by column), `nil` when the change created it.
+    @Column("row_key") var key: String
+    @Column("is_delete") var isDelete: Bool
+    /// The whole row before the change (by column, JSON text), `nil` when the change created it.
     var before: String?
-
-    static let schema = Schema<SyncLogEntry>("depot_sync_log", primaryKey: \.sequence) {
-        Column(\.sequence, "sequence")
-        Column(\.table, "table_name")
-        Column(\.key, "row_key")
-        Column(\.isDelete, "is_delete")
-        Column(\.before, "before")
-    }
-    .index(\.table, \.sequence, name: "depot_sync_log_by_table")
 }
 
 /// The log's one head row (`depot_sync_head`): the last sequence number taken, how far the log is
 /// pruned, and the epoch that cursors carry (a new one makes every cursor expire).
-struct SyncHead: Entity, Equatable {
-    var id: String
+@Entity("depot_sync_head")
+struct SyncHead: Equatable {
+    @PrimaryKey var id: String
     var head: Int
     /// Entries up to this sequence are pruned: a cursor before it has expired.
     var pruned: Int
     var epoch: String
 
     static let only = "head"
-
-    static let schema = Schema<SyncHead>("depot_sync_head", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.head, "head")
-        Column(\.pruned, "pruned")
-        Column(\.epoch, "epoch")
-    }
 }
 
 /// A push applied, by caller and idempotency key (`depot_sync_ledger`): the same request again
 /// answers the stored answer; the key with another request is refused. Pruned with the log.
-struct SyncLedgerEntry: Entity, Equatable {
-    var caller: String
-    var key: String
-    var table: String
+@Entity("depot_sync_ledger")
+struct SyncLedgerEntry: Equatable {
+    @PrimaryKey var caller: String
+    @PrimaryKey @Column("idempotency_key") var key: String
+    @Column("table_name") var table: String
     /// A fingerprint of the request (table, key, operation, changes, base, time).
     var request: String
     /// The log's head when the push was applied (what pruning compares).
-    var sequence: Int
+    @Indexed("depot_sync_ledger_by_sequence") var sequence: Int
     var answer: String
-
-    static let schema = Schema<SyncLedgerEntry>("depot_sync_ledger", primaryKey: \.caller, \.key) {
-        Column(\.caller, "caller")
-        Column(\.key, "idempotency_key")
-        Column(\.table, "table_name")
-        Column(\.request, "request")
-        Column(\.sequence, "sequence")
-        Column(\.answer, "answer")
-    }
-    .index(\.sequence, name: "depot_sync_ledger_by_sequence")
 }
 
 /// When each column of a row was last written (`depot_sync_field_times`): microseconds since 2001
 /// by column name, as JSON. What last-writer-wins compares; removed with the row.
-struct SyncFieldTimes: Entity, Equatable {
-    var table: String
-    var key: String
+@Entity("depot_sync_field_times")
+struct SyncFieldTimes: Equatable {
+    @PrimaryKey @Column("table_name") var table: String
+    @PrimaryKey @Column("row_key") var key: String
     var times: String
-
-    static let schema = Schema<SyncFieldTimes>("depot_sync_field_times", primaryKey: \.table, \.key) {
-        Column(\.table, "table_name")
-        Column(\.key, "row_key")
-        Column(\.times, "times")
-    }
 
     var decoded: [String: Int64] {
         get throws {
@@ -149,7 +121,7 @@ struct ChangeLog: Sendable {
         let names = table.columns.map(\.name)
         let entries = try changes.enumerated().map { offset, change in
             SyncLogEntry(
-                sequence: first + offset, table: table.name, key: change.keyText, isDelete: change.isDelete,
+                table: table.name, sequence: first + offset, key: change.keyText, isDelete: change.isDelete,
                 before: try change.before.map {
                     try SyncJSON.valuesText(Dictionary(uniqueKeysWithValues: zip(names, $0)))
                 })

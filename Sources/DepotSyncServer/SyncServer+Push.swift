@@ -358,7 +358,7 @@ extension TypedServedTable {
         let names = Root.schema.table.columns.map(\.name)
         try await tx.repository(SyncLogEntry.self).insert(
             SyncLogEntry(
-                sequence: head.head, table: Root.schema.tableName, key: push.keyText, isDelete: false,
+                table: Root.schema.tableName, sequence: head.head, key: push.keyText, isDelete: false,
                 before: try SyncJSON.valuesText(Dictionary(uniqueKeysWithValues: zip(names, before)))))
     }
 
