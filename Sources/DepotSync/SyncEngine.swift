@@ -170,77 +170,74 @@ public final class SyncEngine: Sendable {
 
     // MARK: - Pull
 
+    /// Pulls one feed to its end, carrying out what its ``PullMachine`` decides.
     private func pull(_ entity: any SyncedEntityBox, into report: inout SyncReport) async throws {
-        var expiredOnce = false
-        // The cursors this pull has asked from: a feed that answers "more" must move on.
-        var asked: Set<String?> = []
+        let feed = entity.feedName
+        let table = entity.table
+        var machine = PullMachine(feed: feed, table: table.name)
+        var stored = try await base.repository(FeedCursor.self).find(feed)
+        var action = machine.start(stored: stored)
+        var page: ErasedPage?
         while true {
-            let stored = try await base.repository(FeedCursor.self).find(entity.feedName)
-            let cursor = stored?.cursor
-            asked.insert(cursor)
-            let page = try await entity.fetchPage(after: cursor, client: try api())
-            report.requests += 1
-            if page.hasMore, !page.isExpired, asked.contains(page.cursor) {
-                // Asking again would only bring this page again: a server bug, not a reason to loop.
-                throw DepotError(
-                    .mappingFailed,
-                    "the feed \(entity.feedName) answered that more changes follow, but with a cursor this pull "
-                        + "asked from already (\(page.cursor.map { "'\($0)'" } ?? "none")); the page is not stored "
-                        + "and the pull stops instead of asking forever",
-                    table: entity.table.name)
-            }
-            if page.isExpired {
-                guard !expiredOnce, cursor != nil else {
-                    throw DepotError(
-                        .mappingFailed,
-                        "the feed \(entity.feedName) answered that its cursor expired when asked from the start",
-                        table: entity.table.name)
-                }
-                expiredOnce = true
+            switch action {
+            case .fetch(let cursor):
+                let fetched = try await entity.fetchPage(after: cursor, client: try api())
+                report.requests += 1
+                page = fetched
+                action = try machine.received(
+                    .init(cursor: fetched.cursor, hasMore: fetched.hasMore, isExpired: fetched.isExpired))
+            case .restartCopy:
                 report.fullCopies += 1
-                try await base.write { tx in
-                    try await tx.repository(FeedCursor.self).upsert(
-                        FeedCursor(
-                            feed: entity.feedName, cursor: nil, copyMode: FeedCursor.CopyMode.none,
-                            pulledAt: stored?.pulledAt)
-                    )
-                }
-                continue
+                let restarted = FeedCursor(feed: feed, cursor: nil, copyMode: .none, pulledAt: stored?.pulledAt)
+                try await base.write { tx in try await tx.repository(FeedCursor.self).upsert(restarted) }
+                stored = restarted
+                action = machine.restarted()
+            case .store(let plan):
+                guard let received = page else { return }
+                let now = clock()
+                let mode = try await store(received, of: entity, plan: plan, at: now)
+                stored = FeedCursor(feed: feed, cursor: received.cursor, copyMode: mode, pulledAt: now)
+                report.pulledRows += received.keys.count
+                report.pulledDeletions += received.deletions.count
+                update { $0.lastPull = now }
+                action = machine.stored(mode: mode)
+            case .finished:
+                return
             }
-            let now = clock()
-            let feed = entity.feedName
-            let table = entity.table
-            try await base.transaction { writer in
-                // Counted before anything is written: a refresh that checks at the end of its own
-                // transaction sees every pull that could have written before it commits.
-                self.state.withLock { $0.pullsBegun[table.name, default: 0] += 1 }
-                let tx = Transaction(writer: writer)
-                var mode = stored?.copyMode ?? FeedCursor.CopyMode.none
-                if cursor == nil, mode == FeedCursor.CopyMode.none {
-                    // A full copy begins: into an empty table nothing can be left over to remove.
-                    let empty = try await writer.count(SelectQuery(table: table, limit: 1)) == 0
-                    mode = empty ? FeedCursor.CopyMode.intoEmpty : FeedCursor.CopyMode.trackingKeys
-                    _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
-                }
-                try await entity.store(page, in: writer)
-                if mode == FeedCursor.CopyMode.trackingKeys, !page.keys.isEmpty {
-                    try await tx.repository(SeenKey.self).upsert(
-                        try page.keys.map { SeenKey(feed: feed, key: try SyncJSON.keyText($0)) })
-                }
-                if !page.hasMore, mode != FeedCursor.CopyMode.none {
-                    if mode == FeedCursor.CopyMode.trackingKeys {
-                        try await removeUndelivered(entity, feed: feed, in: writer)
-                    }
-                    mode = FeedCursor.CopyMode.none
-                }
-                try await keepWaitingEdits(entity, over: page, in: writer)
-                try await tx.repository(FeedCursor.self).upsert(
-                    FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
+        }
+    }
+
+    /// Stores a pulled page, its copy bookkeeping and its cursor in one transaction; returns the
+    /// copy mode stored with the cursor.
+    private func store(_ page: ErasedPage, of entity: any SyncedEntityBox, plan: PullMachine.StorePlan, at now: Date)
+        async throws -> FeedCursor.CopyMode
+    {
+        let feed = entity.feedName
+        let table = entity.table
+        return try await base.transaction { writer in
+            // Counted before anything is written: a refresh that checks at the end of its own
+            // transaction sees every pull that could have written before it commits.
+            self.state.withLock { $0.pullsBegun[table.name, default: 0] += 1 }
+            let tx = Transaction(writer: writer)
+            var mode = plan.mode
+            if plan.beginsCopy {
+                let empty = try await writer.count(SelectQuery(table: table, limit: 1)) == 0
+                mode = .beginning(tableIsEmpty: empty)
+                _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
             }
-            report.pulledRows += page.keys.count
-            report.pulledDeletions += page.deletions.count
-            update { $0.lastPull = now }
-            guard page.hasMore else { return }
+            try await entity.store(page, in: writer)
+            if mode.tracksKeys, !page.keys.isEmpty {
+                try await tx.repository(SeenKey.self).upsert(
+                    try page.keys.map { SeenKey(feed: feed, key: try SyncJSON.keyText($0)) })
+            }
+            if mode.removesUndelivered(hasMore: page.hasMore) {
+                try await self.removeUndelivered(entity, feed: feed, in: writer)
+            }
+            mode = mode.after(hasMore: page.hasMore)
+            try await self.keepWaitingEdits(entity, over: page, in: writer)
+            try await tx.repository(FeedCursor.self).upsert(
+                FeedCursor(feed: feed, cursor: page.cursor, copyMode: mode, pulledAt: now))
+            return mode
         }
     }
 
@@ -321,9 +318,9 @@ public final class SyncEngine: Sendable {
 
     // MARK: - Push
 
+    /// Pushes the outbox in order, carrying out what its ``PushMachine`` decides.
     private func pushOutbox(into report: inout SyncReport) async throws {
-        var blocked = Set<String>()
-        var rounds: [Int: Int] = [:]
+        var machine = PushMachine()
         var after = 0
         while true {
             let batch = try await base.repository(OutboxEntry.self).fetch(
@@ -331,70 +328,61 @@ public final class SyncEngine: Sendable {
             guard !batch.isEmpty else { break }
             for entry in batch {
                 after = max(after, entry.sequence)
-                let blockKey = entry.table + "|" + entry.key
-                if entry.rejection != nil || blocked.contains(blockKey) {
-                    blocked.insert(blockKey)
-                    continue
-                }
+                guard machine.shouldPush(entry) else { continue }
                 guard let entity = entities[entry.table] else {
                     throw DepotError(
                         .invalidQuery,
                         "the outbox holds a change of \(entry.table), which this engine does not sync: "
                             + "declare it in SyncEngine(entities:)", table: entry.table)
                 }
-                var current = entry
-                while true {
-                    let outcome: ErasedPushResult
+                var current: OutboxEntry? = entry
+                while let pushing = current {
+                    current = nil
+                    var remote: ErasedRemote?
+                    var failure: (any Error)?
+                    let answer: PushMachine.Answer
                     do {
-                        outcome = try await entity.push(current, client: try api())
-                        report.requests += 1
-                    } catch let error as HTTPError where Self.isRejection(error) {
-                        report.requests += 1
-                        report.rejected += 1
-                        blocked.insert(blockKey)
-                        let rejection = SyncRejection(
-                            status: error.status ?? 0, message: error.serverMessage ?? error.detail,
-                            endpoint: error.endpoint)
-                        var rejected = current
-                        rejected.rejection = try rejection.jsonText()
-                        try await base.repository(OutboxEntry.self).upsert(rejected)
-                        break
+                        switch try await entity.push(pushing, client: try api()) {
+                        case .applied: answer = .applied
+                        case .conflict(let row):
+                            remote = row
+                            answer = .conflict
+                        }
                     } catch {
-                        var failed = current
-                        failed.attempts += 1
-                        try? await base.repository(OutboxEntry.self).upsert(failed)
-                        throw error
+                        failure = error
+                        answer = PushMachine.answer(for: error)
                     }
-                    switch outcome {
-                    case .applied:
-                        let pushed = current
+                    if answer != .failed { report.requests += 1 }
+                    switch try machine.answered(pushing, with: answer) {
+                    case .removeApplied:
                         try await base.transaction { writer in
                             let removed = try await Transaction(writer: writer).repository(OutboxEntry.self).remove(
-                                where: \.sequence == pushed.sequence && \.idempotencyKey == pushed.idempotencyKey)
+                                where: \.sequence == pushing.sequence && \.idempotencyKey == pushing.idempotencyKey)
                             guard removed == 1 else { return }
-                            try await Shadows.applied(pushed, in: writer)
+                            try await Shadows.applied(pushing, in: writer)
                         }
                         report.pushed += 1
                         update { $0.lastPush = self.clock() }
-                    case .conflict(let remote):
+                    case .keepRejected:
+                        report.rejected += 1
+                        let error = failure as? HTTPError
+                        let rejection = SyncRejection(
+                            status: error?.status ?? 0, message: error?.serverMessage ?? error?.detail ?? "",
+                            endpoint: error?.endpoint ?? "")
+                        var rejected = pushing
+                        rejected.rejection = try rejection.jsonText()
+                        try await base.repository(OutboxEntry.self).upsert(rejected)
+                    case .stopAfterFailure:
+                        var failed = pushing
+                        failed.attempts += 1
+                        try? await base.repository(OutboxEntry.self).upsert(failed)
+                        throw failure ?? DepotError(.connection, "the push of change \(pushing.sequence) failed")
+                    case .resolve:
                         report.conflicts += 1
-                        let round = rounds[current.sequence, default: 0] + 1
-                        rounds[current.sequence] = round
-                        guard round <= 5 else {
-                            throw DepotError(
-                                .constraintViolation,
-                                "change \(current.sequence) of \(current.table) \(current.key) still conflicts "
-                                    + "after 5 resolutions: the row keeps changing on the server",
-                                table: current.table)
-                        }
-                        guard let next = try await resolve(current, remote: remote, entity: entity) else {
-                            report.resolvedByServer += 1
-                            break
-                        }
-                        current = next
-                        continue
+                        guard let remote else { break }
+                        current = try await resolve(pushing, remote: remote, entity: entity)
+                        if current == nil { report.resolvedByServer += 1 }
                     }
-                    break
                 }
             }
         }
@@ -451,14 +439,6 @@ public final class SyncEngine: Sendable {
             for laterEntry in later { try await self.reapply(laterEntry, entity: entity, in: writer) }
         }
         return next
-    }
-
-    /// Whether `error` is the server refusing the change itself (a 4xx other than 401, 408 and 429,
-    /// which say something about the client's credentials or the server's load, not the change;
-    /// 403 says this caller may not make this change): kept, not retried.
-    static func isRejection(_ error: HTTPError) -> Bool {
-        guard let status = error.status else { return false }
-        return (400..<500).contains(status) && ![401, 408, 429].contains(status)
     }
 
     // MARK: - State
