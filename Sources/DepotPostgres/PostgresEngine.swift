@@ -50,6 +50,22 @@ public final class PostgresEngine: SQLEngine {
         /// Where the store reports spans (`SQLTracing`); `nil`: the tracer swift-distributed-tracing
         /// is bootstrapped with when the store is made.
         public var tracing: SQLTracing?
+        /// Where the listener for other processes' commits connects (a `postgres://` URL), when
+        /// not where the store does: its `LISTEN` needs a session of its own, which a
+        /// transaction-mode pooler (PgBouncer) does not keep. Point it at the server itself; it
+        /// takes one connection while anyone observes. `nil`: the store's own address.
+        ///
+        /// ```swift
+        /// var configuration = try PostgresStore.Configuration(url: "postgres://app@pgbouncer:6432/app")
+        /// configuration.listenerURL = "postgres://app@db:5432/app"
+        /// ```
+        ///
+        /// Whichever address it uses, the listener checks that it hears a notification sent through
+        /// the store's pool; when it does not (a pooler in between), it logs an error naming this
+        /// setting, and observers see this store's own commits only.
+        public var listenerURL: String?
+        /// How long the listener waits to hear its probe before it logs that it hears nothing.
+        package var listenerProbeTimeout: Duration = .seconds(30)
 
         /// A configuration for the server at `host`; the pool options keep their defaults
         /// (20 connections, a 10-second connect timeout, no TLS).
@@ -121,6 +137,27 @@ public final class PostgresEngine: SQLEngine {
         }
 
         var address: String { "\(host):\(port)" + (database.map { "/\($0)" } ?? "") }
+
+        /// The configuration the listener connects with: ``listenerURL``'s address and role, this
+        /// configuration's schema, timeout and TLS.
+        var listenerConfiguration: Result<Configuration, DepotError> {
+            guard let listenerURL else { return .success(self) }
+            do {
+                let parsed = try Configuration(url: listenerURL)
+                var listener = self
+                listener.host = parsed.host
+                listener.port = parsed.port
+                listener.username = parsed.username
+                listener.password = parsed.password
+                listener.database = parsed.database
+                return .success(listener)
+            } catch let error as DepotError {
+                return .failure(
+                    DepotError(.connection, "listenerURL: \(error.message)", underlying: error))
+            } catch {
+                return .failure(DepotError(.connection, "listenerURL: \(error)"))
+            }
+        }
     }
 
     /// The configuration the engine connects with.
@@ -145,7 +182,12 @@ public final class PostgresEngine: SQLEngine {
         metrics = configuration.metrics ?? SQLMetrics()
         tracing = configuration.tracing ?? .bootstrapped
         pool = PoolMeters(metrics)
-        schemaProblem = configuration.schemaProblem
+        schemaProblem =
+            configuration.schemaProblem
+            ?? {
+                if case .failure(let problem) = configuration.listenerConfiguration { return problem }
+                return nil
+            }()
         client = PostgresClient(
             configuration: Self.clientSettings(configuration, connections: configuration.maximumConnections),
             backgroundLogger: PostgresOperations.logger)
@@ -351,11 +393,34 @@ public final class PostgresEngine: SQLEngine {
         }
         listener.withLock { task in
             guard task == nil else { return }
+            guard case .success(let listenerConfiguration) = configuration.listenerConfiguration else { return }
             // Named, so an operator (or a test) can tell it in pg_stat_activity.
-            let settings = Self.clientSettings(configuration, connections: 1, applicationName: listenerName)
+            let settings = Self.clientSettings(listenerConfiguration, connections: 1, applicationName: listenerName)
+            let address = listenerConfiguration.address
             let parts = ListenerParts(
                 identity: identity, schema: configuration.schema, broadcaster: broadcaster, state: listening,
-                logger: configuration.logging.logger)
+                logger: configuration.logging.logger,
+                probe: { [weak self] payload in
+                    guard let self else { return }
+                    try await self.withConnection { connection in
+                        _ = try await connection.query(
+                            PostgresQuery(
+                                unsafeSQL: "SELECT pg_notify($1, $2)",
+                                binds: {
+                                    var binds = PostgresBindings()
+                                    binds.append(SQLFunctions.commitChannel)
+                                    binds.append(payload)
+                                    return binds
+                                }()), logger: PostgresOperations.logger
+                        ).collect()
+                    }
+                },
+                unheard: "commits of other processes do not reach this store's commit listener: a notification "
+                    + "sent through the store's pool was not heard on its listening connection (\(address)) "
+                    + "within \(configuration.listenerProbeTimeout). Behind a transaction-mode pooler such as PgBouncer, `LISTEN` does not "
+                    + "hold: set PostgresStore.Configuration.listenerURL to the server's own address. Until then "
+                    + "observers see this store's own commits only",
+                probeTimeout: configuration.listenerProbeTimeout)
             task = Task {
                 let client = PostgresClient(configuration: settings, backgroundLogger: PostgresOperations.logger)
                 await withTaskGroup(of: Void.self) { group in
@@ -426,6 +491,15 @@ public final class PostgresEngine: SQLEngine {
         let broadcaster: CommitBroadcaster
         let state: ListeningState
         let logger: Logger
+        /// Sends a notification with a payload through the store's pool.
+        let probe: @Sendable (String) async throws -> Void
+        /// What the log says when the probe is not heard.
+        let unheard: String
+        /// How long to wait for the probe.
+        let probeTimeout: Duration
+
+        /// The writer field of this store's probes (other stores see a commit of no table).
+        var probeWriter: String { "probe " + identity }
     }
 
     /// Listens on the channel until the connection is lost, publishing other stores' commits to
@@ -448,17 +522,41 @@ public final class PostgresEngine: SQLEngine {
                     parts.logger.notice("the commit listener listens again; every observer reads its query again once")
                     parts.broadcaster.publish(.anythingMayHaveChanged)
                 }
+                // Whether what is sent through the pool reaches this connection: not through a
+                // transaction-mode pooler, which hands the session that ran LISTEN to other clients.
+                let separator = String(SQLFunctions.payloadSeparator)
+                let payload = schema + separator + parts.probeWriter + separator
+                let probe = Task {
+                    do {
+                        try await parts.probe(payload)
+                        try await Task.sleep(for: parts.probeTimeout)
+                    } catch {
+                        return
+                    }
+                    if parts.state.probeUnheard() { parts.logger.error("\(parts.unheard)") }
+                }
+                defer { probe.cancel() }
                 for try await notification in notifications {
                     // schema, writing store (empty outside Depot), table: commits to this schema
                     // by anyone but this store.
                     let fields = notification.payload.split(
                         separator: SQLFunctions.payloadSeparator, maxSplits: 2, omittingEmptySubsequences: false)
                     guard fields.count == 3, fields[0] == schema, fields[1] != parts.identity else { continue }
+                    if fields[1] == parts.probeWriter {
+                        parts.state.probeHeard()
+                        probe.cancel()
+                        continue
+                    }
+                    guard !fields[2].isEmpty else { continue }  // another store's probe
                     parts.broadcaster.publish(StoreCommit(tables: [String(fields[2])]))
                 }
             }
         }
     }
+
+    /// Whether the listener heard a notification sent through the store's pool (`nil`: not yet,
+    /// and not given up).
+    var isHearingOthers: Bool? { listening.isHearingOthers }
 
     /// Waits until commits of other stores are being received (the listener's `LISTEN` is in
     /// force), for at most `timeout`; returns whether they are.
@@ -492,6 +590,25 @@ final class ListeningState: Sendable {
     /// A `LISTEN` ended.
     func ended() {
         state.withLock { $0.listening -= 1 }
+    }
+
+    private let heard = Mutex<Bool?>(nil)
+
+    /// Whether the listener heard a notification sent through the store's pool: `nil` until it
+    /// did, or gave up waiting.
+    var isHearingOthers: Bool? { heard.withLock { $0 } }
+
+    /// The listener heard its probe.
+    func probeHeard() { heard.withLock { $0 = true } }
+
+    /// The listener waited in vain for its probe; returns whether it had never heard one (then
+    /// the log hears of it).
+    func probeUnheard() -> Bool {
+        heard.withLock { heard in
+            guard heard != true else { return false }
+            defer { heard = false }
+            return heard == nil
+        }
     }
 }
 

@@ -88,4 +88,9 @@ extension SQLStore where Engine == PostgresEngine {
     func waitUntilListening(timeout: Duration = .seconds(90)) async -> Bool {
         await engine.waitUntilListening(timeout: timeout)
     }
+
+    /// Whether the commit listener heard a notification sent through the store's pool: `true`
+    /// once it did, `false` after 30 seconds without (a transaction-mode pooler in between: see
+    /// ``Configuration/listenerURL``), `nil` before either (or while nobody observes).
+    package var isHearingOthers: Bool? { engine.isHearingOthers }
 }
