@@ -17,7 +17,7 @@ import Synchronization
 /// let report = try await engine.sync()                     // push the outbox, then pull the feeds
 /// ```
 ///
-/// Feeds are pulled parents first (an entity after the synced entities its ``ToOne`` keys
+/// Feeds are pulled parents first (an entity after the synced entities its `ToOne` keys
 /// reference), and the rows they bring are stored without checking those keys locally: the server
 /// enforced its relations, and a parent may come with the next sync or lie outside what this
 /// replica receives. Local edits are checked as usual and pushed in the order they were made.

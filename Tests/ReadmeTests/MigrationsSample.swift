@@ -60,9 +60,13 @@ let migrations = Migrations([
         [
             .data("feet to metres") { tx in
                 let airports = tx.repository(AirportV5.self)  // read and write through repositories
-                for var airport in try await airports.fetchAll() {
-                    airport.elevation = airport.elevation.map { $0 * 0.3048 }
-                    try await airports.upsert(airport)
+                for try await batch in airports.batches(of: 1_000) {  // one batch in memory at a time
+                    try await airports.upsert(
+                        batch.map { airport in
+                            var metres = airport
+                            metres.elevation = airport.elevation.map { $0 * 0.3048 }
+                            return metres
+                        })
                 }
             }
         ], down: .irreversible),

@@ -18,9 +18,10 @@ enum ReadmeSamples {
         var isManifest: Bool
     }
 
-    /// Every fenced Swift block of the README, with the line it starts on.
-    static func samples() throws -> [Sample] {
-        let lines = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// Every fenced Swift block of the README (or of the Markdown file at `path`, from the
+    /// package's root), with the line it starts on.
+    static func samples(in path: String = "README.md") throws -> [Sample] {
+        let lines = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
             .components(separatedBy: "\n")
         var samples: [Sample] = []
         var index = 0
@@ -97,6 +98,32 @@ struct ReadmeSampleTests {
                 README.md line \(sample.line): this sample is not between `// readme:begin` and `// readme:end` \
                 in any Swift file under Tests/ (or it differs from the compiled copy)
                 """)
+        }
+    }
+
+    @Test("every Swift sample of every DocC catalog is code compiled by a test, character for character")
+    func everyDocCSampleIsCompiled() throws {
+        let regions = Set(try ReadmeSamples.compiledRegions())
+        let sources = ReadmeSamples.root.appendingPathComponent("Sources")
+        var articles: [String] = []
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            let catalog = "Sources/\(module)/\(module).docc"
+            guard
+                let files = try? FileManager.default.contentsOfDirectory(
+                    atPath: "\(sources.path)/\(module)/\(module).docc")
+            else { continue }
+            articles += files.filter { $0.hasSuffix(".md") }.map { "\(catalog)/\($0)" }
+        }
+        #expect(articles.count >= 10)
+        for article in articles {
+            for sample in try ReadmeSamples.samples(in: article) {
+                #expect(
+                    regions.contains(ReadmeSamples.normalized(sample.text)),
+                    """
+                    \(article) line \(sample.line): this sample is not between `// readme:begin` and \
+                    `// readme:end` in any Swift file under Tests/ (or it differs from the compiled copy)
+                    """)
+            }
         }
     }
 
