@@ -226,6 +226,18 @@ public final class SyncEngine: Sendable {
                 _ = try await tx.repository(SeenKey.self).remove(where: \.feed == feed)
             }
             try await entity.store(page, in: writer)
+            if let versions = page.versions {
+                guard versions.count == page.keys.count else {
+                    throw DepotError(
+                        .mappingFailed,
+                        "the feed \(feed) sent \(versions.count) versions for \(page.keys.count) rows; the page is "
+                            + "not stored", table: table.name)
+                }
+                try await RowVersion.store(
+                    table.name, keys: try page.keys.map(SyncJSON.keyText), versions: versions, in: writer)
+            }
+            try await RowVersion.store(
+                table.name, keys: try page.deletions.map(SyncJSON.keyText), versions: nil, in: writer)
             if mode.tracksKeys, !page.keys.isEmpty {
                 try await tx.repository(SeenKey.self).upsert(
                     try page.keys.map { SeenKey(feed: feed, key: try SyncJSON.keyText($0)) })
@@ -341,9 +353,13 @@ public final class SyncEngine: Sendable {
                     var remote: ErasedRemote?
                     var failure: (any Error)?
                     let answer: PushMachine.Answer
+                    var appliedVersion: Int?
                     do {
-                        switch try await entity.push(pushing, client: try api()) {
-                        case .applied: answer = .applied
+                        let seen = try await base.repository(RowVersion.self).find(pushing.table, pushing.key)?.version
+                        switch try await entity.push(pushing, baseVersion: seen, client: try api()) {
+                        case .applied(let version):
+                            appliedVersion = version
+                            answer = .applied
                         case .conflict(let row):
                             remote = row
                             answer = .conflict
@@ -355,11 +371,20 @@ public final class SyncEngine: Sendable {
                     if answer != .failed { report.requests += 1 }
                     switch try machine.answered(pushing, with: answer) {
                     case .removeApplied:
+                        let appliedVersion = appliedVersion
                         try await base.transaction { writer in
                             let removed = try await Transaction(writer: writer).repository(OutboxEntry.self).remove(
                                 where: \.sequence == pushing.sequence && \.idempotencyKey == pushing.idempotencyKey)
                             guard removed == 1 else { return }
                             try await Shadows.applied(pushing, in: writer)
+                            // The row's version after this push: what its next push starts from.
+                            if let appliedVersion {
+                                try await RowVersion.store(
+                                    pushing.table, keys: [pushing.key], versions: [appliedVersion], in: writer)
+                            } else if pushing.operation == .delete {
+                                try await RowVersion.store(
+                                    pushing.table, keys: [pushing.key], versions: nil, in: writer)
+                            }
                         }
                         report.pushed += 1
                         update { $0.lastPush = self.clock() }
@@ -422,8 +447,11 @@ public final class SyncEngine: Sendable {
             } else {
                 _ = try await outbox.remove(entry.sequence)
             }
-            // The server's row as the conflict showed it.
+            // The server's row as the conflict showed it, and its version.
             try await Shadows.advance(entry.table, entry.key, changes: remoteValues, replacing: true, in: writer)
+            if let version = remote.version {
+                try await RowVersion.store(entry.table, keys: [entry.key], versions: [version], in: writer)
+            }
             if next == nil { try await Shadows.dropIfDone(entry.table, entry.key, in: writer) }
             // The local row becomes the chosen one, then later local edits of it go on top.
             let key = try SyncJSON.key(entry.key)

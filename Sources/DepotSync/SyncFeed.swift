@@ -51,14 +51,21 @@ public struct FeedPage<Root: Entity>: Sendable {
     /// Whether the server no longer reaches back to the cursor asked from: the engine starts a
     /// full copy (asking from `nil`) and, when it ends, removes rows it did not deliver.
     public var isExpired: Bool
+    /// The server's version of each changed row, in the order of ``changes``, when the feed
+    /// sends them: a push then carries the version it last saw of its row, so the server finds
+    /// a conflict even when the row changed back to the values the push started from.
+    public var versions: [Int]?
 
-    /// A page from its parts.
-    public init(changes: [Patch<Root>], deletions: [[StoredValue]] = [], cursor: String?, hasMore: Bool) {
+    /// A page from its parts (with the changed rows' versions, when the server keeps them).
+    public init(
+        changes: [Patch<Root>], deletions: [[StoredValue]] = [], cursor: String?, hasMore: Bool, versions: [Int]? = nil
+    ) {
         self.changes = changes
         self.deletions = deletions
         self.cursor = cursor
         self.hasMore = hasMore
         self.isExpired = false
+        self.versions = versions
     }
 
     /// A page of an entity with a single-column key, its deletions given as keys.

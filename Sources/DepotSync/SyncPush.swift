@@ -32,6 +32,9 @@ public protocol SyncPush<Root>: Sendable {
 public enum PushResult<Root: Entity>: Sendable {
     /// Applied (or applied before: a repeated delivery).
     case applied
+    /// Applied, and the row's version on the server after it (what the row's next push
+    /// carries as its base version).
+    case appliedAt(version: Int)
     /// Not applied: the row changed on the server since the edit's base. The server's row, and
     /// when each of its fields was last written where the server keeps that (for
     /// ``ConflictPolicy/lastWriterWins``).
@@ -44,9 +47,12 @@ public struct RemoteRow<Root: Entity>: Sendable {
     public var row: Root
     /// When each field was last written, by column name; fields missing count as never.
     public var fieldTimes: [String: Date]
+    /// The row's version on the server, where the server keeps versions.
+    public var version: Int?
 
     /// A remote row; `fieldTimes` by column name.
-    public init(_ row: Root, fieldTimes: [String: Date] = [:]) {
+    public init(_ row: Root, fieldTimes: [String: Date] = [:], version: Int? = nil) {
+        self.version = version
         self.row = row
         self.fieldTimes = fieldTimes
     }
@@ -76,6 +82,9 @@ public struct OutgoingChange<Root: Entity>: Sendable {
     public let idempotencyKey: String
     /// The outbox's sequence number (order of edits).
     public let sequence: Int
+    /// The server's version of the row as this replica last saw it (a feed page's, or the answer
+    /// to its last push); `nil` when the feed sends no versions.
+    public let baseVersion: Int?
 
     /// The names of the changed columns, in schema order.
     public var changedColumns: [String] {

@@ -82,6 +82,33 @@ struct ShadowRow: Equatable {
     @Column("row_values") var values: String?
 }
 
+/// The server's version of a row as this replica last saw it (`depot_sync_versions`): from a
+/// feed page that sends versions, or the answer to a push. A push carries it, so the server
+/// finds a conflict when the row changed since, even back to the same values.
+@Entity("depot_sync_versions")
+struct RowVersion: Equatable {
+    @PrimaryKey @Column("table_name") var table: String
+    @PrimaryKey @Column("row_key") var key: String
+    var version: Int
+
+    /// Stores the versions of the rows at `keys` (`nil`: forgets them, the rows being gone).
+    static func store(_ table: String, keys: [String], versions: [Int]?, in writer: any StoreWriter) async throws {
+        guard !keys.isEmpty else { return }
+        let repository = Transaction(writer: writer).repository(RowVersion.self)
+        if let versions {
+            try await repository.upsert(
+                zip(keys, versions).map { RowVersion(table: table, key: $0, version: $1) })
+        } else {
+            var start = 0
+            while start < keys.count {
+                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                start += 500
+                _ = try await repository.remove(where: \.table == table && .in(\.key, chunk))
+            }
+        }
+    }
+}
+
 /// Reads and moves shadows inside a transaction.
 enum Shadows {
     /// The server's row as last seen, for a row with waiting edits: the shadow row, else the base of

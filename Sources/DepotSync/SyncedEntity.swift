@@ -34,8 +34,8 @@ protocol SyncedEntityBox: Sendable {
     func fetchPage(after cursor: String?, client: APIClient) async throws -> ErasedPage
     /// Stores a page's changes and deletions through `tx` (no outbox recording).
     func store(_ page: ErasedPage, in writer: any StoreWriter) async throws
-    /// Pushes one outbox entry.
-    func push(_ entry: OutboxEntry, client: APIClient) async throws -> ErasedPushResult
+    /// Pushes one outbox entry, with the version of its row this replica last saw.
+    func push(_ entry: OutboxEntry, baseVersion: Int?, client: APIClient) async throws -> ErasedPushResult
     /// The row the conflict policy chooses, as stored values in column order.
     /// The row the entity's policy chooses for a conflicting entry: no values when a delete
     /// stands.
@@ -55,6 +55,8 @@ struct ErasedPage: Sendable {
     var cursor: String?
     var hasMore: Bool
     var isExpired: Bool
+    /// The server's versions of the rows at `keys`, when the feed sends them.
+    var versions: [Int]? = nil
 }
 
 extension ErasedPage {
@@ -71,10 +73,12 @@ extension ErasedPage {
 struct ErasedRemote: Sendable {
     var values: [StoredValue]
     var fieldTimes: [String: Date]
+    var version: Int?
 }
 
 enum ErasedPushResult: Sendable {
-    case applied
+    /// Applied; the row's version after it, when the server keeps versions.
+    case applied(version: Int?)
     case conflict(ErasedRemote)
 }
 
@@ -110,7 +114,7 @@ where Feed.Root == Root, Push.Root == Root {
                 Dictionary(patches[index].assignedValues.map { ($0.column, $0.value) }) { _, last in last }
             },
             deletions: page.deletions, cursor: page.cursor,
-            hasMore: page.hasMore, isExpired: page.isExpired)
+            hasMore: page.hasMore, isExpired: page.isExpired, versions: page.versions)
     }
 
     func store(_ page: ErasedPage, in writer: any StoreWriter) async throws {
@@ -138,12 +142,15 @@ where Feed.Root == Root, Push.Root == Root {
         try await RowReads.remove(from: Root.schema.table, keys: page.deletions, in: writer)
     }
 
-    func push(_ entry: OutboxEntry, client: APIClient) async throws -> ErasedPushResult {
-        let change = try OutgoingChange<Root>(entry)
+    func push(_ entry: OutboxEntry, baseVersion: Int?, client: APIClient) async throws -> ErasedPushResult {
+        let change = try OutgoingChange<Root>(entry, baseVersion: baseVersion)
         switch try await client.send(try push.request(for: change)) {
-        case .applied: return .applied
+        case .applied: return .applied(version: nil)
+        case .appliedAt(let version): return .applied(version: version)
         case .conflict(let remote):
-            return .conflict(ErasedRemote(values: Root.schema.values(of: remote.row), fieldTimes: remote.fieldTimes))
+            return .conflict(
+                ErasedRemote(
+                    values: Root.schema.values(of: remote.row), fieldTimes: remote.fieldTimes, version: remote.version))
         }
     }
 
@@ -181,13 +188,14 @@ where Feed.Root == Root, Push.Root == Root {
 }
 
 extension OutgoingChange {
-    init(_ entry: OutboxEntry) throws {
+    init(_ entry: OutboxEntry, baseVersion: Int? = nil) throws {
         do {
             self.init(
                 key: try SyncJSON.key(entry.key),
                 operation: entry.operation == OutboxEntry.Operation.delete ? .delete : .set,
                 changes: try SyncJSON.values(entry.changes), baseValues: try entry.base.map(SyncJSON.values),
-                editedAt: entry.editedAt, idempotencyKey: entry.idempotencyKey, sequence: entry.sequence)
+                editedAt: entry.editedAt, idempotencyKey: entry.idempotencyKey, sequence: entry.sequence,
+                baseVersion: baseVersion)
         } catch let error as DepotError {
             throw error
         } catch {

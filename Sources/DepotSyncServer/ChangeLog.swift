@@ -46,26 +46,45 @@ struct SyncLedgerEntry: Equatable {
 }
 
 /// When each column of a row was last written (`depot_sync_field_times`): microseconds since 2001
-/// by column name, as JSON. What last-writer-wins compares; removed with the row.
+/// by column name, as JSON, and the row's version. What last-writer-wins and a push's base
+/// version compare; removed with the row.
 @Entity("depot_sync_field_times")
 struct SyncFieldTimes: Equatable {
     @PrimaryKey @Column("table_name") var table: String
     @PrimaryKey @Column("row_key") var key: String
     var times: String
+    /// The row's version: the log sequence of its last logged change (what a client sends back
+    /// as a push's `base_version`; 0 for a row without one).
+    var version: Int
+    /// The log sequence of each column's last logged write, by column name, as JSON: a push
+    /// conflicts when a column it changes was written after its base version.
+    @Column("column_versions") var columnVersions: String
 
+    /// When each column was last written, by name (microseconds since 2001).
     var decoded: [String: Int64] {
+        get throws { try Self.decode(times, of: "field times", column: "times", table: table, key: key) }
+    }
+
+    /// The log sequence of each column's last write, by name.
+    var decodedVersions: [String: Int] {
         get throws {
-            do {
-                return try JSONDecoder().decode([String: Int64].self, from: Data(times.utf8))
-            } catch {
-                throw DepotError(
-                    .decodingFailed, "the field times of \(table) \(key) are not readable: \(error)",
-                    table: Self.schema.tableName, column: "times")
-            }
+            try Self.decode(columnVersions, of: "column versions", column: "column_versions", table: table, key: key)
         }
     }
 
-    static func text(_ times: [String: Int64]) throws -> String {
+    private static func decode<Value: Decodable>(
+        _ text: String, of what: String, column: String, table: String, key: String
+    ) throws -> [String: Value] {
+        do {
+            return try JSONDecoder().decode([String: Value].self, from: Data(text.utf8))
+        } catch {
+            throw DepotError(
+                .decodingFailed, "the \(what) of \(table) \(key) are not readable: \(error)",
+                table: schema.tableName, column: column)
+        }
+    }
+
+    static func text(_ times: [String: some Encodable]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(times), as: UTF8.self)
@@ -127,7 +146,7 @@ struct ChangeLog: Sendable {
                 })
         }
         try await tx.repository(SyncLogEntry.self).insert(entries)
-        try await touchFieldTimes(of: table.name, changes, in: tx)
+        try await touchFieldTimes(of: table.name, changes, first: first, in: tx)
         // The log keeps its newest entries, and the ledger the pushes that made them.
         let cut = head.head - logLength
         if cut > head.pruned {
@@ -153,8 +172,11 @@ struct ChangeLog: Sendable {
     }
 
     /// Moves the written columns' times on (to the push's time or the clock's, and always past
-    /// the time they had), and forgets the times of deleted rows.
-    private func touchFieldTimes(of table: String, _ changes: [RowReads.RowChange], in tx: Transaction) async throws {
+    /// the time they had) and each row's version to its change's sequence number (`first` for
+    /// the first change), and forgets the times of deleted rows.
+    private func touchFieldTimes(
+        of table: String, _ changes: [RowReads.RowChange], first: Int, in tx: Transaction
+    ) async throws {
         let repository = tx.repository(SyncFieldTimes.self)
         let keys = changes.map(\.keyText)
         var stored: [String: SyncFieldTimes] = [:]
@@ -169,14 +191,21 @@ struct ChangeLog: Sendable {
         let time = WriteContext.fieldTime ?? clock.now()
         var written: [SyncFieldTimes] = []
         var deleted: [String] = []
-        for change in changes {
+        for (offset, change) in changes.enumerated() {
             if change.isDelete {
                 if stored[change.keyText] != nil { deleted.append(change.keyText) }
                 continue
             }
             var times = try stored[change.keyText]?.decoded ?? [:]
-            for column in change.changes.keys { times[column] = Swift.max(time, (times[column] ?? .min) &+ 1) }
-            written.append(SyncFieldTimes(table: table, key: change.keyText, times: try SyncFieldTimes.text(times)))
+            var versions = try stored[change.keyText]?.decodedVersions ?? [:]
+            for column in change.changes.keys {
+                times[column] = Swift.max(time, (times[column] ?? .min) &+ 1)
+                versions[column] = first + offset
+            }
+            written.append(
+                SyncFieldTimes(
+                    table: table, key: change.keyText, times: try SyncFieldTimes.text(times), version: first + offset,
+                    columnVersions: try SyncFieldTimes.text(versions)))
         }
         if !written.isEmpty { try await repository.upsert(written) }
         if !deleted.isEmpty { _ = try await repository.remove(where: \.table == table && .in(\.key, deleted)) }

@@ -77,15 +77,17 @@ extension SyncServer {
         if let after { predicate = .and([scope, Self.keys(of: table, after: after)]) }
         let rows = try await Self.read(SelectQuery(table: table, predicate: predicate, limit: limit), from: base)
         let wire = rows.map { SyncProtocol.row($0, of: table) }
+        let versions = try await versions(of: rows, in: table)
         guard rows.count == limit, let last = rows.last else {
             // The copy is done: next, the changes logged since it began.
             return SyncProtocol.FeedPage(
-                rows: wire, deleted: [], cursor: try FeedCursor(epoch: epoch, sequence: from).text(), more: true)
+                rows: wire, deleted: [], cursor: try FeedCursor(epoch: epoch, sequence: from).text(), more: true,
+                versions: versions)
         }
         let key = RowReads.key(of: last, in: table)
         return SyncProtocol.FeedPage(
             rows: wire, deleted: [], cursor: try FeedCursor(epoch: epoch, sequence: from, copiedThrough: key).text(),
-            more: true)
+            more: true, versions: versions)
     }
 
     /// The changes to the caller's view logged after `since`.
@@ -134,7 +136,26 @@ extension SyncServer {
         }
         return SyncProtocol.FeedPage(
             rows: rows.map { SyncProtocol.row($0, of: table) }, deleted: deleted,
-            cursor: try FeedCursor(epoch: head.epoch, sequence: reached).text(), more: entries.count == limit)
+            cursor: try FeedCursor(epoch: head.epoch, sequence: reached).text(), more: entries.count == limit,
+            versions: try await versions(of: rows, in: table))
+    }
+
+    /// The versions of `rows` (read after them: at least as new as their values), 0 for a row no
+    /// logged write has changed.
+    private func versions(of rows: [[StoredValue]], in table: TableDescription) async throws -> [Int] {
+        let keys = try rows.map { try SyncJSON.keyText(RowReads.key(of: $0, in: table)) }
+        var versions: [String: Int] = [:]
+        var start = 0
+        while start < keys.count {
+            let chunk = Array(keys[start..<min(start + 500, keys.count)])
+            start += 500
+            for stored in try await base.repository(SyncFieldTimes.self).fetch(
+                where: \.table == table.name && .in(\.key, chunk))
+            {
+                versions[stored.key] = stored.version
+            }
+        }
+        return keys.map { versions[$0] ?? 0 }
     }
 
     /// Whole rows of a query, in column order.

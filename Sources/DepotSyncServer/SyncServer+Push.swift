@@ -12,6 +12,8 @@ struct DecodedPush: Sendable {
     var base: [String: StoredValue]?
     /// The edit's time capped at the server's clock, in microseconds since 2001.
     var editedAt: Int64
+    /// The version of the row the client had (`base_version`), if it sent one.
+    var baseVersion: Int?
 }
 
 /// What a push did: its status and answer.
@@ -178,7 +180,7 @@ extension SyncServer {
             }
             return DecodedPush(
                 key: key, keyText: keyText, isDelete: isDelete, changes: isDelete ? [:] : changes,
-                base: base, editedAt: Swift.min(edited.microseconds, clock.now()))
+                base: base, editedAt: Swift.min(edited.microseconds, clock.now()), baseVersion: wire.baseVersion)
         } catch let problem as SyncProblem {
             throw problem
         } catch {
@@ -201,20 +203,31 @@ extension SyncServer {
 
     /// A fingerprint of a push to `table`: FNV-1a (64 bits) of the table name and the push
     /// encoded with sorted keys, so the same request matches whatever its JSON spacing.
+    ///
+    /// The base version is left out: a client sending the same edit again may have pulled the
+    /// row meanwhile (its own edit, whose answer it lost), and it is still the same request.
     static func fingerprint(_ push: SyncProtocol.Push, table: String) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        var edit = push
+        edit.baseVersion = nil
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Data(table.utf8) + [0] + (try encoder.encode(push)) {
+        for byte in Data(table.utf8) + [0] + (try encoder.encode(edit)) {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }
         return String(hash, radix: 16)
     }
 
-    /// The field times of a row, by column, in microseconds since 2001.
-    static func fieldTimes(_ table: String, _ keyText: String, in tx: Transaction) async throws -> [String: Int64] {
-        try await tx.repository(SyncFieldTimes.self).find(table, keyText)?.decoded ?? [:]
+    /// The field times of a row, by column, in microseconds since 2001, and its version (0 for
+    /// a row no logged write has changed).
+    static func fieldTimes(_ table: String, _ keyText: String, in tx: Transaction) async throws
+        -> (times: [String: Int64], version: Int, columns: [String: Int])
+    {
+        guard let stored = try await tx.repository(SyncFieldTimes.self).find(table, keyText) else {
+            return ([:], 0, [:])
+        }
+        return (try stored.decoded, stored.version, try stored.decodedVersions)
     }
 }
 
@@ -297,14 +310,25 @@ extension TypedServedTable {
             guard let base = push.base?[name], let index = names.firstIndex(of: name) else { return true }
             return !RowReads.same(base, currentValues[index], type: table.columns[index].type)
         }
+        var reason = stale.map { stale in
+            push.base?[stale] == nil
+                ? "the push carries no base value of '\(stale)' of \(described): send the row it started from"
+                : "'\(stale)' of \(described) changed on the server since the push's base"
+        }
+        // A column may have changed and come back to the same value (A, B, A): its version
+        // tells. Columns the push does not change may have moved on: merged, not a conflict.
+        if reason == nil, let baseVersion = push.baseVersion {
+            let versions = try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx).columns
+            if let moved = checked.first(where: { (versions[$0] ?? 0) > baseVersion }) {
+                reason =
+                    "'\(moved)' of \(described) was written on the server after the push's base "
+                    + "(version \(baseVersion), written at \(versions[moved] ?? 0))"
+            }
+        }
         var target = push.changes
         var deletes = push.isDelete
         var status = SyncProtocol.PushAnswer.applied
-        if let stale {
-            let reason =
-                push.base?[stale] == nil
-                ? "the push carries no base value of '\(stale)' of \(described): send the row it started from"
-                : "'\(stale)' of \(described) changed on the server since the push's base"
+        if let reason {
             guard let conflicts else {
                 return try await answer(
                     SyncProtocol.PushAnswer.conflict, push, visible, in: tx, status: 409, message: reason)
@@ -312,7 +336,7 @@ extension TypedServedTable {
             // The table's policy settles it here; the outcome is logged, so the client pulls it.
             // The base is the server's row where the push sent none of a column (what the client
             // did not see, it did not change), the local row the base with the push's changes.
-            let times = try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
+            let times = try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx).times
             var baseValues = Dictionary(uniqueKeysWithValues: zip(names, currentValues))
             baseValues.merge(push.base ?? [:]) { _, sent in sent }
             var localValues = baseValues
@@ -369,11 +393,15 @@ extension TypedServedTable {
     ) async throws -> PushOutcome {
         let table = Root.schema.table
         let row = try await tx.repository(Root.self).first(where: visible)
-        let times = row == nil ? [:] : try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
+        let clock =
+            row == nil
+            ? (times: [:], version: 0, columns: [:])
+            : try await SyncServer<Caller>.fieldTimes(table.name, push.keyText, in: tx)
         return PushOutcome(
             status: status,
             answer: SyncProtocol.PushAnswer(
                 status: result, row: row.map { SyncProtocol.row(Root.schema.values(of: $0), of: table) },
-                fieldTimes: times.mapValues { SyncProtocol.timestamp(Date(microseconds: $0)) }, message: message))
+                fieldTimes: clock.times.mapValues { SyncProtocol.timestamp(Date(microseconds: $0)) }, message: message,
+                version: row == nil ? nil : clock.version))
     }
 }

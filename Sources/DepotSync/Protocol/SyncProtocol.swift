@@ -9,9 +9,12 @@ import Foundation
 /// - `GET /sync/{table}/feed?cursor=C&limit=N` answers a ``FeedPage``: without a cursor, a full
 ///   copy of the rows the caller may see, `limit` at a time in key order; then the changes since
 ///   the copy began. Rows are whole; a row deleted, or no longer visible to the caller, comes as
-///   its key in `deleted`. A cursor the server no longer reaches answers `{"expired": true}`.
-/// - `POST /sync/{table}/push` with an `Idempotency-Key` header and a ``Push`` body answers a
-///   ``PushAnswer``: 200 applied, 409 conflict (with the server's row and field times), 401/403
+///   its key in `deleted`, and each row's version in `versions`. A cursor the server no longer
+///   reaches answers `{"expired": true}`.
+/// - `POST /sync/{table}/push` with an `Idempotency-Key` header and a ``Push`` body (with the
+///   row's version the client last saw as `base_version`) answers a ``PushAnswer`` (with the
+///   row's version after it): 200 applied, 409 conflict (with the server's row, field times and
+///   version: a changed column differs from its base, or was written after `base_version`), 401/403
 ///   not allowed, 404 no such row, 422 a key reused for another request or values that do not fit
 ///   the table, 413 too large.
 ///
@@ -86,14 +89,21 @@ public enum SyncProtocol {
         public var more: Bool
         /// Whether the cursor asked from is no longer reached: copy in full again.
         public var expired: Bool
+        /// Each row's version, in the order of ``rows``: the server's number of its last change
+        /// (0 for a row no push or logged write has changed). A client sends the version it has
+        /// as a push's `base_version`; absent from servers that keep none.
+        public var versions: [Int]?
 
         /// A page from its parts.
-        public init(rows: [Row], deleted: [[Value]], cursor: String, more: Bool, expired: Bool = false) {
+        public init(
+            rows: [Row], deleted: [[Value]], cursor: String, more: Bool, expired: Bool = false, versions: [Int]? = nil
+        ) {
             self.rows = rows
             self.deleted = deleted
             self.cursor = cursor
             self.more = more
             self.expired = expired
+            self.versions = versions
         }
     }
 
@@ -110,19 +120,27 @@ public enum SyncProtocol {
         public var base: Row?
         /// When the edit was made, by the client's clock (ISO 8601).
         public var editedAt: String
+        /// The version of the row the client last had from the server (a feed page's or an
+        /// answer's): the server answers a conflict when its row changed since, even back to the
+        /// same values. Absent: only the base values are compared.
+        public var baseVersion: Int?
 
         enum CodingKeys: String, CodingKey {
             case key, operation, changes, base
             case editedAt = "edited_at"
+            case baseVersion = "base_version"
         }
 
         /// A push from its parts.
-        public init(key: [Value], operation: String, changes: Row, base: Row?, editedAt: String) {
+        public init(
+            key: [Value], operation: String, changes: Row, base: Row?, editedAt: String, baseVersion: Int? = nil
+        ) {
             self.key = key
             self.operation = operation
             self.changes = changes
             self.base = base
             self.editedAt = editedAt
+            self.baseVersion = baseVersion
         }
     }
 
@@ -137,18 +155,24 @@ public enum SyncProtocol {
         public var fieldTimes: [String: String]
         /// Why, for a conflict.
         public var message: String?
+        /// The row's version after the push (or, in a conflict, now): the client's next
+        /// `base_version` for it.
+        public var version: Int?
 
         enum CodingKeys: String, CodingKey {
-            case status, row, message
+            case status, row, message, version
             case fieldTimes = "field_times"
         }
 
         /// An answer from its parts.
-        public init(status: String, row: Row?, fieldTimes: [String: String], message: String? = nil) {
+        public init(
+            status: String, row: Row?, fieldTimes: [String: String], message: String? = nil, version: Int? = nil
+        ) {
             self.status = status
             self.row = row
             self.fieldTimes = fieldTimes
             self.message = message
+            self.version = version
         }
 
         /// `"applied"`.

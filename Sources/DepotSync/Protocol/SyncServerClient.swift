@@ -73,7 +73,7 @@ public struct SyncServerFeed<Root: Entity>: SyncFeed {
         }
         return FeedPage(
             changes: rows, deletions: try response.deleted.map { try SyncProtocol.key($0, of: table) },
-            cursor: response.cursor, hasMore: response.more)
+            cursor: response.cursor, hasMore: response.more, versions: response.versions)
     }
 }
 
@@ -92,7 +92,7 @@ public struct SyncServerPush<Root: Entity>: SyncPush {
             key: SyncProtocol.key(change.key, of: table), operation: change.operation.rawValue,
             changes: SyncProtocol.row(change.changes, of: table),
             base: change.baseValues.map { SyncProtocol.row($0, of: table) },
-            editedAt: SyncProtocol.timestamp(change.editedAt))
+            editedAt: SyncProtocol.timestamp(change.editedAt), baseVersion: change.baseVersion)
         let path = SyncRoutes.path(path, table: table.name, "push")
         return AnyEndpoint(
             .post, path, headers: ["Idempotency-Key": change.idempotencyKey], body: .json(body), isIdempotent: true,
@@ -100,7 +100,9 @@ public struct SyncServerPush<Root: Entity>: SyncPush {
             decoder: ResponseDecoder { response, decoder in
                 switch response.status {
                 case 200..<300:
-                    return .applied
+                    // The row's version after the push (none when the row is gone or hidden).
+                    let answer = try? decoder.decode(SyncProtocol.PushAnswer.self, from: response.body)
+                    return answer?.version.map { .appliedAt(version: $0) } ?? .applied
                 case 409:
                     let answer = try decoder.decode(SyncProtocol.PushAnswer.self, from: response.body)
                     guard let row = answer.row else {
@@ -123,7 +125,7 @@ public struct SyncServerPush<Root: Entity>: SyncPush {
                         }
                         times[column] = date
                     }
-                    return .conflict(RemoteRow(remote, fieldTimes: times))
+                    return .conflict(RemoteRow(remote, fieldTimes: times, version: answer.version))
                 default:
                     throw StatusPolicy().error(for: response, endpoint: "POST \(path)")
                 }
