@@ -305,6 +305,7 @@ public final class SyncEngine: Sendable {
         let stored = try await RowReads.keyTexts(of: entity.table, in: writer)
         let stale = try stored.filter { !seen.contains($0) && !pending.contains($0) }.map { try SyncJSON.key($0) }
         try await RowReads.remove(from: entity.table, keys: stale, in: writer)
+        try await RowVersion.store(tableName, keys: try stale.map(SyncJSON.keyText), versions: nil, in: writer)
         // Rows kept for their waiting edits are gone from the server: so says their shadow.
         for key in stored where !seen.contains(key) && pending.contains(key) {
             try await Shadows.advance(tableName, key, changes: nil, in: writer)

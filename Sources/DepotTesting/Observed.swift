@@ -2,7 +2,7 @@ import Observation
 import Synchronization
 
 /// Returns once `condition` holds, evaluating it again each time an `@Observable` property it
-/// read changes: how a test waits for a live object (``LiveQuery``, a view model) without a clock.
+/// read changes: how a test waits for a live object (`LiveQuery`, a view model) without a clock.
 ///
 /// ```swift
 /// let live = LiveQuery(airports, where: \.country == "NO")
