@@ -353,6 +353,7 @@ public final class SyncEngine: Sendable {
                     current = nil
                     var remote: ErasedRemote?
                     var failure: (any Error)?
+                    var rejection: SyncRejection?
                     let answer: PushMachine.Answer
                     var appliedVersion: Int?
                     do {
@@ -367,7 +368,8 @@ public final class SyncEngine: Sendable {
                         }
                     } catch {
                         failure = error
-                        answer = PushMachine.answer(for: error)
+                        rejection = PushMachine.rejection(for: error)
+                        answer = rejection == nil ? .failed : .rejected
                     }
                     if answer != .failed { report.requests += 1 }
                     switch try machine.answered(pushing, with: answer) {
@@ -390,11 +392,16 @@ public final class SyncEngine: Sendable {
                         report.pushed += 1
                         update { $0.lastPush = self.clock() }
                     case .keepRejected:
+                        // Only a refusal has a rejection (PushMachine.rejection(for:)): the status,
+                        // message and endpoint come from the server's answer, none made up.
+                        guard let rejection else {
+                            throw failure
+                                ?? DepotError(
+                                    .invalidQuery,
+                                    "change \(pushing.sequence) of \(pushing.table) was refused "
+                                        + "without an answer saying why", table: pushing.table)
+                        }
                         report.rejected += 1
-                        let error = failure as? HTTPError
-                        let rejection = SyncRejection(
-                            status: error?.status ?? 0, message: error?.serverMessage ?? error?.detail ?? "",
-                            endpoint: error?.endpoint ?? "")
                         var rejected = pushing
                         rejected.rejection = try rejection.jsonText()
                         try await base.repository(OutboxEntry.self).upsert(rejected)

@@ -204,11 +204,16 @@ struct PushMachine: Sendable {
     }
 
     /// How an error of a push is answered: a refusal of the change itself, or a failure to retry.
-    static func answer(for error: any Error) -> Answer {
-        guard let error = error as? HTTPError, let status = error.status else { return .failed }
+    static func answer(for error: any Error) -> Answer { rejection(for: error) == nil ? .failed : .rejected }
+
+    /// The server's refusal of the change itself, named by its status, message and endpoint; `nil`
+    /// for a failure worth retrying.
+    static func rejection(for error: any Error) -> SyncRejection? {
+        guard let error = error as? HTTPError, let status = error.status else { return nil }
         // 401, 408 and 429 say something about the credentials or the server's load, not the change;
         // 403 says this caller may not make this change.
-        return (400..<500).contains(status) && ![401, 408, 429].contains(status) ? .rejected : .failed
+        guard (400..<500).contains(status), ![401, 408, 429].contains(status) else { return nil }
+        return SyncRejection(status: status, message: error.serverMessage ?? error.detail, endpoint: error.endpoint)
     }
 
     private static func row(_ entry: OutboxEntry) -> String { entry.table + "|" + entry.key }

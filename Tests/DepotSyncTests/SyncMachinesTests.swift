@@ -143,5 +143,14 @@ struct SyncMachinesTests {
         for status in [401, 408, 429, 500, 503] { #expect(PushMachine.answer(for: http(status)) == .failed) }
         #expect(PushMachine.answer(for: http(nil)) == .failed)
         #expect(PushMachine.answer(for: DepotError(.connection, "down")) == .failed)
+        let refused = HTTPError(
+            .unexpectedStatus, endpoint: "POST /sync/notes/push", detail: "422", status: 422,
+            serverMessage: "notes.title is longer than 200 characters")
+        #expect(
+            PushMachine.rejection(for: refused)
+                == SyncRejection(
+                    status: 422, message: "notes.title is longer than 200 characters", endpoint: "POST /sync/notes/push"
+                ))
+        #expect(PushMachine.rejection(for: http(503)) == nil)
     }
 }
