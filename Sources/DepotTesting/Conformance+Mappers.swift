@@ -1,4 +1,5 @@
 import Depot
+import Foundation
 import Testing
 
 /// A domain model kept apart from its stored record.
@@ -31,7 +32,7 @@ struct PayloadMapper: PersistMapper {
 
 /// Renames stored airports in place, creating the missing ones.
 struct RenameMapper: UpdateMapper {
-    func key(of source: AirportPayload) -> String { source.id }
+    var match: Match<AirportPayload, TestAirport> { Match(\.id, \.icao) }
     func makeEntity(from source: AirportPayload) throws -> TestAirport {
         TestAirport(icao: source.id, name: source.displayName, country: "NEW")
     }
@@ -43,7 +44,7 @@ struct RenameMapper: UpdateMapper {
 /// Adds to an airport's elevation: a read-modify-write that loses updates unless rows are locked.
 package struct ClimbMapper: UpdateMapper {
     package init() {}
-    package func key(of source: String) -> String { source }
+    package var match: Match<String, TestAirport> { Match(\.self, \.icao) }
     package func makeEntity(from source: String) throws -> TestAirport {
         TestAirport(icao: source, name: "climb", country: "ZZ", elevation: 1)
     }
@@ -99,6 +100,111 @@ extension StoreConformance {
             #expect(try await airports.find("ENGM") == expected)
             #expect(try await airports.find("XNEW")?.country == "NEW")
             #expect(try await airports.count() == 11)
+        },
+        ConformanceCase("an update mapper matches by a unique column that is not the key and returns rows as stored") {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            let first = try await users.persist(
+                [MapUserResponse(identifier: "u1", name: "Ada"), MapUserResponse(identifier: "u2", name: "Alan")],
+                mapper: MapUserMapper())
+            #expect(first.map(\.remoteID) == ["u1", "u2"])
+            #expect(first.map(\.name) == ["Ada", "Alan"])
+            #expect(try await users.fetch(orderBy: [.ascending(\.remoteID)]) == first)
+            // Matched again by remote_id: the local keys stay, the rows change in place.
+            let second = try await users.persist(
+                [
+                    MapUserResponse(identifier: "u2", name: "Alan T.", isOnline: true),
+                    MapUserResponse(identifier: "u3", name: "Grace"),
+                    MapUserResponse(identifier: "u2", name: "Alan Turing", kind: "bot"),
+                ],
+                mapper: MapUserMapper())
+            #expect(second.map(\.id)[0] == first[1].id)
+            #expect(second[0] == second[2])
+            #expect(second[0].name == "Alan Turing" && second[0].kind == "bot" && second[0].isOnline == true)
+            #expect(try await users.count() == 3)
+            #expect(try await users.first(where: \.remoteID == "u2") == second[0])
+        },
+        ConformanceCase("an update mapper matches by two columns unique together") { (store: any Store) async throws in
+            let tags = store.repository(MapTag.self)
+            func tag(_ scope: String, _ name: String) -> MapTag {
+                MapTag(id: UUID(), scope: scope, name: name, uses: 0)
+            }
+            let made = try await tags.persist([tag("a", "x"), tag("a", "y"), tag("b", "x")], mapper: MapTagMapper())
+            let again = try await tags.persist(
+                [tag("b", "x"), tag("a", "x"), tag("b", "y"), tag("a", "x")], mapper: MapTagMapper())
+            #expect(again[0].id == made[2].id && again[0].uses == 2)
+            #expect(again[1].id == made[0].id && again[1].uses == 3 && again[3] == again[1])
+            #expect(again[2].uses == 1)
+            let stored = try await tags.fetch(orderBy: [.ascending(\.scope), .ascending(\.name)])
+            #expect(stored.map { "\($0.scope)\($0.name)\($0.uses)" } == ["ax3", "ay1", "bx2", "by1"])
+        },
+        ConformanceCase(
+            "a match that is neither the key nor unique, or an entity without the matched value, is refused"
+        ) {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            let byName = await #expect(throws: DepotError.self) {
+                try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserByNameMapper())
+            }
+            #expect(byName?.kind == .invalidQuery)
+            #expect(byName?.message.contains("(name)") == true)
+            let forgetful = await #expect(throws: DepotError.self) {
+                try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapForgetfulMapper())
+            }
+            #expect(forgetful?.kind == .mappingFailed)
+            #expect(forgetful?.message.contains("remote_id") == true)
+            #expect(try await users.count() == 0)
+        },
+        ConformanceCase("nested mappers store a to-one before and an ordered to-many after their parents, in one call")
+        {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            let avatar = MapImageResponse(url: "https://img/1", width: 64, height: 64)
+            let ada = MapUserResponse(
+                identifier: "u1", name: "Ada", image: avatar,
+                posts: [MapPostResponse(id: "p1", title: "Notes"), MapPostResponse(id: "p2", title: "Engine")])
+            let alan = MapUserResponse(
+                identifier: "u2", name: "Alan", image: avatar, posts: [MapPostResponse(id: "p3", title: "Machines")])
+            let stored = try await users.persist([ada, alan], mapper: MapUserMapper())
+            #expect(stored.map(\.imageURL) == ["https://img/1", "https://img/1"])
+            #expect(
+                try await store.repository(MapImage.self).fetch() == [
+                    MapImage(url: "https://img/1", width: 64, height: 64)
+                ])
+            let posts = store.repository(MapPost.self)
+            let written = try await posts.fetch(orderBy: [.ascending(\.id)])
+            #expect(written.map(\.authorID) == [stored[0].id, stored[0].id, stored[1].id])
+            #expect(written.map(\.position) == [1, 2, 1])
+            // Again: Ada's list is now p2 then p4 (p1 is removed, p2 moves first); Alan sends no
+            // image (his column is kept) and no posts (his are removed).
+            var adaAgain = ada
+            adaAgain.image = MapImageResponse(url: "https://img/2", width: 32, height: 32)
+            adaAgain.posts = [MapPostResponse(id: "p2", title: "Engine"), MapPostResponse(id: "p4", title: "Loops")]
+            var alanAgain = alan
+            alanAgain.image = nil
+            alanAgain.posts = []
+            let again = try await users.persist([adaAgain, alanAgain], mapper: MapUserMapper())
+            #expect(again.map(\.id) == stored.map(\.id))
+            #expect(again.map(\.imageURL) == ["https://img/2", "https://img/1"])
+            let rewritten = try await posts.fetch(orderBy: [.ascending(\.id)])
+            #expect(rewritten.map(\.id) == ["p2", "p4"])
+            #expect(rewritten.map(\.position) == [1, 2])
+            #expect(try await store.repository(MapImage.self).count() == 2)
+        },
+        ConformanceCase("an error in a nested mapper writes nothing, not even the rows mapped before it") {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            let response = MapUserResponse(
+                identifier: "u1", name: "Ada", image: MapImageResponse(url: "https://img/1", width: 1, height: 1),
+                posts: [MapPostResponse(id: "p1", title: "fine"), MapPostResponse(id: "p2", title: "boom")])
+            let error = await #expect(throws: DepotError.self) {
+                try await users.persist([response], mapper: MapUserMapper())
+            }
+            #expect(error?.kind == .mappingFailed)
+            #expect(error?.underlying is MapPostMapper.Boom)
+            #expect(try await users.count() == 0)
+            #expect(try await store.repository(MapImage.self).count() == 0)
+            #expect(try await store.repository(MapPost.self).count() == 0)
         },
     ]
 }

@@ -9,6 +9,38 @@ public enum ReplacedChildren: Sendable, Hashable {
     case keep
 }
 
+extension ReplacedChildren {
+    /// Throws when this cannot apply to `relation`'s children: `.remove` or `.detach` need a
+    /// one-column key on `child`, `.detach` an optional key column.
+    func check(_ relation: RelationDescriptor, in table: TableDescription, saving child: Any.Type) throws {
+        let key = relation.foreignKey.column
+        guard table.primaryKey.count == 1 || self == .keep else {
+            throw DepotError(
+                .invalidQuery, "saving \(relation.name) with replaced: \(self) needs a one-column key on \(child)",
+                table: table.name)
+        }
+        if self == .detach, let column = table.columnIndex(key), !table.columns[column].isNullable {
+            throw DepotError(
+                .invalidQuery,
+                "saving \(relation.name) with replaced: .detach needs an optional key, and \(child).\(key) is not",
+                table: table.name, column: key)
+        }
+    }
+
+    /// Removes, detaches or keeps the children matching `others`.
+    func apply<Child: Entity>(
+        to others: PredicateNode, of relation: RelationDescriptor, in children: Repository<Child>,
+        _ writer: any StoreWriter
+    ) async throws {
+        switch self {
+        case .keep: break
+        case .remove: _ = try await children.delete(where: others, writer)
+        case .detach:
+            try await Integrity.nullify(relation.foreignKey.column, of: Child.schema.table, where: others, writer)
+        }
+    }
+}
+
 extension Repository {
     /// Stores `parent` and its related rows in `relation`, in one transaction.
     ///
@@ -49,18 +81,7 @@ extension Repository {
             childBatch.values[row * width + keyColumn] = parentKey
             if let positionColumn { childBatch.values[row * width + positionColumn] = .double(Double(row + 1)) }
         }
-        guard childSchema.primaryKeyIndices.count == 1 || replaced == .keep else {
-            throw DepotError(
-                .invalidQuery,
-                "saving \(relation.descriptor.name) with replaced: \(replaced) needs a one-column key on \(Child.self)",
-                table: childSchema.tableName)
-        }
-        if replaced == .detach && !childSchema.table.columns[keyColumn].isNullable {
-            throw DepotError(
-                .invalidQuery,
-                "saving \(relation.descriptor.name) with replaced: .detach needs an optional key, and \(Child.self).\(key.column) is not",
-                table: childSchema.tableName, column: key.column)
-        }
+        try replaced.check(relation.descriptor, in: childSchema.table, saving: Child.self)
         let childKeyIndex = childSchema.primaryKeyIndices.first ?? 0
         let keptKeys = (0..<childBatch.count).map { childBatch.values[$0 * width + childKeyIndex] }
         let batch = childBatch
@@ -70,11 +91,7 @@ extension Repository {
             if !keptKeys.isEmpty {
                 others = .and([others, .not(.isIn(column: childSchema.table.primaryKey[0], keptKeys))])
             }
-            switch replaced {
-            case .keep: break
-            case .remove: _ = try await childRepository.delete(where: others, writer)
-            case .detach: try await Integrity.nullify(key.column, of: childSchema.table, where: others, writer)
-            }
+            try await replaced.apply(to: others, of: relation.descriptor, in: childRepository, writer)
             try await childRepository.write(batch, mode: .upsert, writer)
         }
     }

@@ -36,14 +36,15 @@ public protocol PersistMapper<Source, Target>: Sendable {
     func entity(from source: Source) throws -> Target
 }
 
-/// A persist mapper that merges a source into the stored entity with the same key, or builds a
-/// new one when none is stored (the imperative mapper of the seed repositories).
+/// A persist mapper that merges a source into the stored entity it matches (by primary key or
+/// by a unique column: ``Match``), or builds a new one when none is stored; related sources it
+/// holds are stored through their own mappers in the same call (``nested``).
 ///
-/// Existing rows of a batch are prefetched in one query, not one per row.
+/// The matched rows of a batch are read in one query, not one per row.
 ///
 /// ```swift
 /// struct AirportRenameMapper: UpdateMapper {
-///     func key(of rename: AirportRename) -> String { rename.icao }
+///     var match: Match<AirportRename, Airport> { Match(\.icao, \.icao) }
 ///     func makeEntity(from rename: AirportRename) throws -> Airport {
 ///         Airport(icao: rename.icao, iata: nil, name: rename.name, elevation: 0)
 ///     }
@@ -53,15 +54,22 @@ public protocol PersistMapper<Source, Target>: Sendable {
 /// ```
 public protocol UpdateMapper<Source, Target>: Sendable {
     /// The incoming value.
-    associatedtype Source
+    associatedtype Source: Sendable
     /// The entity it updates.
     associatedtype Target: Entity
-    /// The entity's (single-column) primary-key type.
-    associatedtype Key: StorableValue
-    /// The primary key of the row `source` updates.
-    func key(of source: Source) -> Key
-    /// A new entity for a source whose key is not stored yet.
+    /// Which source values find which stored row.
+    var match: Match<Source, Target> { get }
+    /// Related values inside a source, stored with it (none by default): a to-one before the
+    /// entity (whose key column then names it), a to-many after it (each child's key column set
+    /// to the entity's key).
+    var nested: [Nested<Source, Target>] { get }
+    /// A new entity for a source that matches no stored row.
     func makeEntity(from source: Source) throws -> Target
-    /// Applies `source` to the stored entity.
+    /// Applies `source` to the stored entity it matches.
     func update(_ entity: inout Target, from source: Source) throws
+}
+
+extension UpdateMapper {
+    /// No related values.
+    public var nested: [Nested<Source, Target>] { [] }
 }
