@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Depot", "DepotSQL", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting",
+                "Depot", "DepotSQL", "DepotSQLite", "DepotPostgres", "DepotHTTP", "DepotTesting", "DepotTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -92,17 +92,7 @@ public final class ResourceLoader: Sendable {
     public func refresh<Request, Mapper, Domain: DomainMapper>(
         _ resource: Resource<Request, Mapper>, latestOnly group: String? = nil, mappedBy domain: Domain
     ) async throws -> [Domain.Model] where Domain.Stored == Mapper.Target {
-        try await refresh(resource, latestOnly: group).map { entity in
-            do {
-                return try domain.model(from: entity)
-            } catch let error as DepotError {
-                throw error
-            } catch {
-                throw DepotError(
-                    .mappingFailed, "\(Domain.self) could not map a stored \(Mapper.Target.self): \(error)",
-                    table: Mapper.Target.schema.tableName, underlying: error)
-            }
-        }
+        try await domain.models(of: refresh(resource, latestOnly: group), from: store)
     }
 
     /// The refresh state of `resource` now (its last refresh read from the store).

@@ -9,8 +9,8 @@ struct AirportModel: Sendable, Equatable {
     var countryCode: String
 }
 
-struct AirportModelMapper: DomainMapper {
-    func model(from entity: TestAirport) throws -> AirportModel {
+struct AirportModelMapper: WritableDomainMapper {
+    func model(from entity: Loaded<TestAirport>) throws -> AirportModel {
         AirportModel(code: entity.icao, title: entity.name, countryCode: entity.country)
     }
     func entity(from model: AirportModel) throws -> TestAirport {
@@ -204,6 +204,58 @@ extension StoreConformance {
             #expect(error?.underlying is MapPostMapper.Boom)
             #expect(try await users.count() == 0)
             #expect(try await store.repository(MapImage.self).count() == 0)
+            #expect(try await store.repository(MapPost.self).count() == 0)
+        },
+        ConformanceCase("a query object pages alike in fetch, first, count, exists, sections, observe and remove") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            let page = Query<TestAirport>(where: \.country == "NO").sorted(by: .descending(\.elevation)).limit(
+                2, offset: 1)
+            #expect(codes(try await airports.fetch(page)) == ["ENBR", "ENAL"])
+            #expect(try await airports.first(page)?.icao == "ENBR")
+            #expect(try await airports.count(page) == 2)
+            #expect(try await airports.count(page.limit(5, offset: 3)) == 1)
+            #expect(try await airports.exists(page))
+            #expect(try await airports.first(page.limit(0)) == nil)
+            #expect(try await airports.count(page.limit(0)) == 0)
+            #expect(try await airports.sections(by: \.country, page).map { codes($0.items) } == [["ENBR", "ENAL"]])
+            var lists = airports.observe(page).makeAsyncIterator()
+            #expect(codes(try await lists.next() ?? []) == ["ENBR", "ENAL"])
+            try await airports.insert(TestAirport(icao: "ENXX", name: "Five hundred", country: "NO", elevation: 500))
+            #expect(codes(try await lists.next() ?? []) == ["ENXX", "ENBR"])
+            #expect(try await airports.remove(page) == 2)
+            #expect(
+                codes(try await airports.fetch(where: \.country == "NO", orderBy: [.ascending(\.icao)])) == [
+                    "ENAL", "ENGM", "ENZZ",
+                ])
+            #expect(try await airports.remove(Query(where: \.country == "PL")) == 1)
+        },
+        ConformanceCase("a mapped repository builds models from two tables, in persist, fetch, query and observe") {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self).mapped(by: MapUserModelMapper())
+            let ada = MapUserResponse(
+                identifier: "u1", name: "Ada",
+                posts: [MapPostResponse(id: "p2", title: "Engine"), MapPostResponse(id: "p1", title: "Notes")])
+            let stored = try await users.persist(
+                [ada, MapUserResponse(identifier: "u2", name: "Alan")], mapper: MapUserMapper())
+            #expect(
+                stored == [
+                    MapUserModel(identifier: "u1", name: "Ada", posts: ["Engine", "Notes"]),
+                    MapUserModel(identifier: "u2", name: "Alan", posts: []),
+                ])
+            #expect(try await users.fetch(orderBy: [.ascending(\.remoteID)]) == stored)
+            #expect(try await users.first(Query(where: \.remoteID == "u2")) == stored[1])
+            #expect(try await users.count(Query(where: \.name != "x")) == 2)
+            var lists = users.observe(Query(where: \.remoteID == "u1")).makeAsyncIterator()
+            #expect(try await lists.next() == [stored[0]])
+            // A commit to the included table alone gives a new element.
+            try await store.repository(MapPost.self).update(
+                where: \.id == "p1", set: \.title, to: "Notes on the engine")
+            #expect(
+                try await lists.next() == [
+                    MapUserModel(identifier: "u1", name: "Ada", posts: ["Engine", "Notes on the engine"])
+                ])
+            #expect(try await users.remove(Query(where: \.remoteID == "u1")) == 1)
             #expect(try await store.repository(MapPost.self).count() == 0)
         },
     ]

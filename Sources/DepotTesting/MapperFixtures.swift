@@ -163,3 +163,18 @@ struct MapForgetfulMapper: UpdateMapper {
     }
     func update(_ user: inout MapUser, from source: MapUserResponse) {}
 }
+
+/// A user as a screen shows it: built from two tables.
+struct MapUserModel: Sendable, Equatable {
+    var identifier: String
+    var name: String
+    var posts: [String]
+}
+
+/// Reads users with their posts, in the posts' order.
+struct MapUserModelMapper: DomainMapper {
+    var includes: [any IncludeSpec<MapUser>] { [MapUser.posts] }
+    func model(from user: Loaded<MapUser>) throws -> MapUserModel {
+        MapUserModel(identifier: user.remoteID, name: user.name, posts: try user[MapUser.posts].map(\.title))
+    }
+}

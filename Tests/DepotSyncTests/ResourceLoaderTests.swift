@@ -189,10 +189,7 @@ struct ResourceLoaderTests {
     }
 
     struct PlaceMapper: DomainMapper {
-        func model(from entity: Airport) -> Place { Place(code: entity.icao, title: entity.name) }
-        func entity(from model: Place) throws -> Airport {
-            throw DepotError(.mappingFailed, "places are read only")
-        }
+        func model(from entity: Loaded<Airport>) -> Place { Place(code: entity.icao, title: entity.name) }
     }
 
     @Test("a refresh returns what it stored, in the response's order, and as domain models through a mapper")

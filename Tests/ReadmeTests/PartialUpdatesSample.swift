@@ -4,13 +4,13 @@ import Depot
 import Foundation
 
 /// The stored entity the sample's DTO patches.
-struct User: Entity, Equatable {
+struct Contact: Entity, Equatable {
     var id: Int
     var name: String
     var email: String?
     var isOnline: Bool?
 
-    static let schema = Schema<User>("users", primaryKey: \.id) {
+    static let schema = Schema<Contact>("contacts", primaryKey: \.id) {
         Column(\.id, "id")
         Column(\.name, "name")
         Column(\.email, "email")
@@ -19,26 +19,26 @@ struct User: Entity, Equatable {
 }
 
 // readme:begin
-struct UserDTO: Codable, Sendable {
+struct ContactDTO: Codable, Sendable {
     let id: Int
     @Field var name: String?
     @Field var isOnline: Bool?
 }
 
-struct UserDTOMapper: PatchMapper {
-    func patch(from dto: UserDTO) -> Patch<User> {
+struct ContactDTOMapper: PatchMapper {
+    func patch(from dto: ContactDTO) -> Patch<Contact> {
         Patch(key: dto.id).set(\.name, dto.$name).set(\.isOnline, dto.$isOnline)
     }
 }
 // readme:end
 
-func persistPartialResponse(users: Repository<User>) async throws {
+func persistPartialResponse(contacts: Repository<Contact>) async throws {
     // readme:begin
-    // Stored: User(id: 7, name: "Grace", email: "g@example.com", isOnline: true)
+    // Stored: Contact(id: 7, name: "Grace", email: "g@example.com", isOnline: true)
     let json = #"[{"id": 7, "isOnline": null}]"#
-    let dtos = try JSONDecoder().decode([UserDTO].self, from: Data(json.utf8))
-    try await users.persist(dtos, mapper: UserDTOMapper())
-    // Stored: User(id: 7, name: "Grace", email: "g@example.com", isOnline: nil)
+    let dtos = try JSONDecoder().decode([ContactDTO].self, from: Data(json.utf8))
+    try await contacts.persist(dtos, mapper: ContactDTOMapper())
+    // Stored: Contact(id: 7, name: "Grace", email: "g@example.com", isOnline: nil)
     //   name was absent: kept; isOnline was null: cleared; email is not in the DTO: kept.
     // readme:end
 }

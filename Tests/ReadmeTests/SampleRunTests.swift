@@ -7,10 +7,10 @@ struct SampleRunTests {
     @Test("partial updates: an absent member is kept, a null one cleared, a member the DTO lacks kept")
     func partialUpdateKeepsAbsentFields() async throws {
         let store = InMemoryStore()
-        let users = store.repository(User.self)
-        try await users.insert(User(id: 7, name: "Grace", email: "g@example.com", isOnline: true))
-        try await persistPartialResponse(users: users)
-        #expect(try await users.find(7) == User(id: 7, name: "Grace", email: "g@example.com", isOnline: nil))
+        let contacts = store.repository(Contact.self)
+        try await contacts.insert(Contact(id: 7, name: "Grace", email: "g@example.com", isOnline: true))
+        try await persistPartialResponse(contacts: contacts)
+        #expect(try await contacts.find(7) == Contact(id: 7, name: "Grace", email: "g@example.com", isOnline: nil))
     }
 
     @Test("relations: includes, predicates across relations, and a cascading remove give what the README says")

@@ -2,20 +2,77 @@
 ///
 /// ```swift
 /// struct UserMapper: DomainMapper {
-///     func model(from record: UserRecord) throws -> User { User(id: record.id, name: record.name) }
-///     func entity(from user: User) throws -> UserRecord { UserRecord(id: user.id, name: user.name) }
+///     func model(from record: Loaded<UserRecord>) throws -> User { User(id: record.id, name: record.name) }
 /// }
 /// let users = store.repository(UserRecord.self).mapped(by: UserMapper())  // hands out User
 /// ```
+///
+/// A model built from several tables names the relations it reads in ``includes``; every read of
+/// a ``MappedRepository`` loads them (one query per relation), and `model(from:)` reads them
+/// through the ``Loaded`` value (`try user[UserEntity.image]`). Its properties read as the
+/// entity's (`record.name`), with or without includes.
 public protocol DomainMapper<Stored, Model>: Sendable {
     /// The entity stored in the database.
     associatedtype Stored: Entity
     /// The domain model the app works with.
     associatedtype Model: Sendable
-    /// The domain model for a stored entity.
-    func model(from entity: Stored) throws -> Model
-    /// The entity that stores a domain model.
+    /// The relations loaded with every entity this mapper reads (none by default).
+    var includes: [any IncludeSpec<Stored>] { get }
+    /// The domain model for a stored entity, with the related rows of ``includes``.
+    func model(from entity: Loaded<Stored>) throws -> Model
+}
+
+/// A ``DomainMapper`` that also turns models back into entities, so a ``MappedRepository`` can
+/// `insert`, `upsert` and `replace` models (models that come only from stored rows, or only
+/// from API responses through ``UpdateMapper``, need just ``DomainMapper``).
+///
+/// ```swift
+/// struct NoteMapper: WritableDomainMapper {
+///     func model(from row: Loaded<NoteRow>) -> Note { Note(id: row.id, text: row.text) }
+///     func entity(from note: Note) -> NoteRow { NoteRow(id: note.id, text: note.text) }
+/// }
+/// try await store.repository(NoteRow.self).mapped(by: NoteMapper()).upsert(note)
+/// ```
+public protocol WritableDomainMapper<Stored, Model>: DomainMapper {
+    /// The entity that stores a domain model (its related rows are not written).
     func entity(from model: Model) throws -> Stored
+}
+
+extension DomainMapper {
+    /// No relations.
+    public var includes: [any IncludeSpec<Stored>] { [] }
+
+    /// The models of `entities`, their ``includes`` read from `reader` (one query per relation).
+    ///
+    /// - Throws: What reading the includes throws; ``DepotError`` of kind `.mappingFailed`
+    ///   wrapping an error ``model(from:)`` throws (a ``DepotError`` it throws passes through).
+    public func models(of entities: [Stored], from reader: any StoreReader) async throws -> [Model] {
+        try Self.mapping(try await Loaded.load(entities, includes, reader), model(from:))
+    }
+
+    /// Maps each value, naming the mapper in an error it throws.
+    static func mapping<Value, Output>(_ values: [Value], _ transform: (Value) throws -> Output) throws -> [Output] {
+        try mappingFailures(values, transform) { error in
+            DepotError(
+                .mappingFailed, "\(Self.self) could not map a stored \(Stored.self): \(error)",
+                table: Stored.schema.tableName, underlying: error)
+        }
+    }
+}
+
+/// Maps every value, letting a ``DepotError`` pass and turning any other error into `failure`'s.
+func mappingFailures<Value, Output>(
+    _ values: some Sequence<Value>, _ transform: (Value) throws -> Output, failure: (any Error) -> DepotError
+) throws -> [Output] {
+    try values.map { value in
+        do {
+            return try transform(value)
+        } catch let error as DepotError {
+            throw error
+        } catch {
+            throw failure(error)
+        }
+    }
 }
 
 /// Turns a source model (an API response, a domain model) into the entity it updates, matched to

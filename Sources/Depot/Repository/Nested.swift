@@ -71,6 +71,29 @@ public struct Nested<Source: Sendable, Target: Entity>: Sendable {
         }
     }
 
+    /// The optional to-one value at `value`, made into an entity by `mapper` and upserted by its
+    /// primary key (a key appearing twice keeps the last), then referenced by `relation`.
+    public static func toOne<Mapper: PersistMapper>(
+        _ value: KeyPath<Source, Mapper.Source?>, in relation: ToOne<Target, Mapper.Target>, mapper: Mapper
+    ) -> Nested where Mapper.Source: Sendable {
+        let box = TypedKeyPathBox(keyPath: value)
+        return Nested(phase: .beforeParents(column: relation.column)) { sources, _, writer, _ in
+            let related = Repository<Mapper.Target>(context: .transaction(writer))
+            let entities = try sources.map { source in
+                try source[keyPath: box.keyPath].map { item in
+                    try Repository<Mapper.Target>.mapping(CollectionOfOne(item), with: Mapper.self) {
+                        try mapper.entity(from: $0)
+                    }[0]
+                }
+            }
+            let present = entities.compactMap { $0 }
+            if !present.isEmpty {
+                _ = try await related.write(related.batch(of: present, duplicates: .keepLast), mode: .upsert, writer)
+            }
+            return entities.map { $0.map { Mapper.Target.schema.key(of: $0).first ?? .null } }
+        }
+    }
+
     /// The list at `values`, stored through `mapper` as the entity's children in `relation`.
     public static func toMany<Mapper: UpdateMapper>(
         _ values: KeyPath<Source, [Mapper.Source]>, in relation: ToMany<Target, Mapper.Target>, mapper: Mapper,

@@ -188,16 +188,10 @@ extension Repository {
     static func mapping<Source, Output>(
         _ sources: some Sequence<Source>, with mapper: Any.Type, _ transform: (Source) throws -> Output
     ) throws -> [Output] {
-        try sources.map { source in
-            do {
-                return try transform(source)
-            } catch let error as DepotError {
-                throw error
-            } catch {
-                throw DepotError(
-                    .mappingFailed, "\(mapper) could not map a \(Source.self) for \(Root.self)",
-                    table: Root.schema.tableName, underlying: error)
-            }
+        try mappingFailures(sources, transform) { error in
+            DepotError(
+                .mappingFailed, "\(mapper) could not map a \(Source.self) for \(Root.self)",
+                table: Root.schema.tableName, underlying: error)
         }
     }
 

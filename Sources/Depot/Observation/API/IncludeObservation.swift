@@ -20,13 +20,21 @@ extension Repository {
         where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
         including includes: [any IncludeSpec<Root>]
     ) -> IncludeObservation<Root> {
+        observe(predicate, ordering, limit: limit, offset: nil, including: includes)
+    }
+
+    func observe(
+        _ predicate: Filter<Root>?, _ ordering: [Ordering<Root>], limit: Int?, offset: Int?,
+        including includes: [any IncludeSpec<Root>]
+    ) -> IncludeObservation<Root> {
         let tables =
-            ((try? query(predicate, ordering, limit: limit, offset: nil).tables) ?? [])
+            ((try? query(predicate, ordering, limit: limit, offset: offset).tables) ?? [])
             + includes.flatMap(\.tables)
         return IncludeObservation(
             repository: self, tables: Set(tables.map(\.name)),
             fetch: { repository in
-                try await repository.fetch(where: predicate, orderBy: ordering, limit: limit, including: includes)
+                try await repository.fetch(
+                    where: predicate, orderBy: ordering, limit: limit, offset: offset, including: includes)
             })
     }
 }

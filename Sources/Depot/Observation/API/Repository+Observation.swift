@@ -34,12 +34,18 @@ extension Repository {
         where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
         timing: ObservationTiming = .immediate
     ) -> QueryChanges<Root> {
+        changes(predicate, ordering, limit: limit, offset: nil, timing: timing)
+    }
+
+    func changes(
+        _ predicate: Filter<Root>?, _ ordering: [Ordering<Root>], limit: Int?, offset: Int?, timing: ObservationTiming
+    ) -> QueryChanges<Root> {
         do {
             guard case .store(let store) = context else {
                 throw DepotError(.invalidQuery, "observe the store's repository, not a transaction's")
             }
             return QueryChanges(
-                source: .success((store, try query(predicate, ordering, limit: limit, offset: nil))), timing: timing)
+                source: .success((store, try query(predicate, ordering, limit: limit, offset: offset))), timing: timing)
         } catch {
             return QueryChanges(source: .failure(error), timing: timing)
         }
@@ -54,25 +60,98 @@ extension MappedRepository {
     /// let people = store.repository(PersonRow.self).mapped(by: PersonMapper())
     /// for try await list in people.observe(where: \.city == "Oslo") { show(list) }  // [Person]
     /// ```
+    ///
+    /// With the mapper's ``DomainMapper/includes``, a commit to an included table gives a new
+    /// element too (see ``Repository/observe(where:orderBy:limit:including:)``).
     public func observe(
         where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
         limit: Int? = nil, timing: ObservationTiming = .immediate
-    ) -> some AsyncSequence<[Mapper.Model], any Error> & Sendable {
-        let mapper = mapper
-        return base.observe(where: predicate, orderBy: ordering, limit: limit, timing: timing).map { @Sendable in
-            try $0.map(mapper.model)
+    ) -> MappedObservation<Mapper> {
+        observe(Query(where: predicate, orderBy: ordering, limit: limit), timing: timing)
+    }
+
+    /// The live results of `query` as domain models (see ``observe(where:orderBy:limit:timing:)``).
+    public func observe(_ query: Query<Mapper.Stored>, timing: ObservationTiming = .immediate)
+        -> MappedObservation<Mapper>
+    {
+        if mapper.includes.isEmpty {
+            return MappedObservation(mapper: mapper, source: .rows(base.observe(query, timing: timing)))
         }
+        return MappedObservation(
+            mapper: mapper,
+            source: .loaded(
+                base.observe(
+                    query.filter, query.ordering, limit: query.limit, offset: query.offset, including: mapper.includes))
+        )
     }
 
     /// Like ``observe(where:orderBy:limit:timing:)``, with each result's diff against the previous
     /// element (see ``ResultChange``), computed on the stored entities' keys and values.
+    ///
+    /// With the mapper's ``DomainMapper/includes``, related rows are read again for every element,
+    /// but only commits to the entity's own table give one; use ``observe(_:timing:)`` to follow
+    /// the included tables too.
     public func changes(
         where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
         limit: Int? = nil, timing: ObservationTiming = .immediate
     ) -> some AsyncSequence<ResultChange<Mapper.Model>, any Error> & Sendable {
+        changes(Query(where: predicate, orderBy: ordering, limit: limit), timing: timing)
+    }
+
+    /// The live results of `query` as models with their diffs (see
+    /// ``changes(where:orderBy:limit:timing:)``).
+    public func changes(_ query: Query<Mapper.Stored>, timing: ObservationTiming = .immediate)
+        -> some AsyncSequence<ResultChange<Mapper.Model>, any Error> & Sendable
+    {
         let mapper = mapper
-        return base.changes(where: predicate, orderBy: ordering, limit: limit, timing: timing).map { @Sendable in
-            try $0.map(mapper.model)
+        let reader = base.context.reader
+        return base.changes(query, timing: timing).map { @Sendable change in
+            ResultChange(
+                result: try await mapper.models(of: change.result, from: reader), inserted: change.inserted,
+                removed: change.removed, updated: change.updated, moved: change.moved)
+        }
+    }
+}
+
+/// The live results of a query as domain models (see ``MappedRepository/observe(_:timing:)``).
+public struct MappedObservation<Mapper: DomainMapper>: AsyncSequence, Sendable {
+    /// One complete result, as models.
+    public typealias Element = [Mapper.Model]
+    enum Source: Sendable {
+        case rows(QueryObservation<Mapper.Stored>)
+        case loaded(IncludeObservation<Mapper.Stored>)
+    }
+    let mapper: Mapper
+    let source: Source
+
+    /// A new observation (see ``QueryObservation``).
+    public func makeAsyncIterator() -> Iterator {
+        switch source {
+        case .rows(let rows): Iterator(mapper: mapper, rows: rows.makeAsyncIterator(), loaded: nil)
+        case .loaded(let loaded): Iterator(mapper: mapper, rows: nil, loaded: loaded.makeAsyncIterator())
+        }
+    }
+
+    /// One observation.
+    public struct Iterator: AsyncIteratorProtocol {
+        let mapper: Mapper
+        var rows: QueryObservation<Mapper.Stored>.Iterator?
+        var loaded: IncludeObservation<Mapper.Stored>.Iterator?
+
+        /// The current models first, then again after each commit that changed them; `nil` when
+        /// the task is cancelled or the store's commit stream ends.
+        ///
+        /// - Throws: What the observation of the entities throws, or the mapper's error.
+        public mutating func next() async throws -> [Mapper.Model]? {
+            if var rows {
+                defer { self.rows = rows }
+                guard let entities = try await rows.next() else { return nil }
+                return try Mapper.mapping(entities.map { Loaded(entity: $0, related: [:]) }, mapper.model(from:))
+            }
+            guard var loaded else { return nil }
+            defer { self.loaded = loaded }
+            guard let entities = try await loaded.next() else { return nil }
+            return try Mapper.mapping(entities, mapper.model(from:))
         }
     }
 }
