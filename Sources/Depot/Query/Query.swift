@@ -111,7 +111,7 @@ extension Repository {
         return try await fetch(first).first
     }
 
-    /// How many rows ``fetch(_:)-(Query<Root>)`` returns for `query` (its page counts), without
+    /// How many rows `fetch(_:)` returns for `query` (its page counts), without
     /// reading them.
     ///
     /// - Throws: What ``count(where:)`` throws.

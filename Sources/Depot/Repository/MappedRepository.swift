@@ -106,7 +106,7 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
         }
     }
 
-    /// Stores `sources` through `persist` (see ``Repository/persist(_:mapper:)-(_,UpdateMapper)``)
+    /// Stores `sources` through `persist` (the repository's `persist` with an ``UpdateMapper``)
     /// and returns their models as stored, in the order of `sources`, read with the mapper's
     /// includes in the same transaction.
     ///
@@ -129,7 +129,7 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
         }
     }
 
-    /// Upserts what `persist` makes of `sources` (see ``Repository/persist(_:mapper:)-(_,PersistMapper)``)
+    /// Upserts what `persist` makes of `sources` (the repository's `persist` with a ``PersistMapper``)
     /// and returns their models as stored, in the order of `sources`.
     ///
     /// - Throws: What the repository's `persist` throws, or the domain mapper's error (then
