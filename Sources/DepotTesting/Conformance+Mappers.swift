@@ -258,5 +258,28 @@ extension StoreConformance {
             #expect(try await users.remove(Query(where: \.remoteID == "u1")) == 1)
             #expect(try await store.repository(MapPost.self).count() == 0)
         },
+        ConformanceCase("an upsert or persist that changes nothing counts none and announces nothing") {
+            (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            var commits = store.commits().makeAsyncIterator()
+            #expect(try await airports.upsert(TestAirport.sample) == 0)
+            #expect(try await airports.upsert(TestAirport.sample[0]) == false)
+            try await airports.persist(TestAirport.sample, mapper: Identity())
+            let users = store.repository(MapUser.self)
+            try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserMapper())
+            // The first commit announced after the no-op calls is the users' insert.
+            #expect(await commits.next()?.tables == [MapUser.schema.tableName])
+            try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserMapper())
+            var changed = TestAirport.sample
+            changed[1].name = "Renamed"
+            #expect(try await airports.upsert(changed) == 1)
+            #expect(await commits.next()?.tables == [TestAirport.schema.tableName])
+            #expect(try await airports.find(changed[1].icao) == changed[1])
+        },
     ]
+}
+
+/// Stores entities as they are.
+struct Identity<Target: Entity>: PersistMapper {
+    func entity(from source: Target) -> Target { source }
 }

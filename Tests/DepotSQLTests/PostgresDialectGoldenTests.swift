@@ -63,7 +63,9 @@ struct PostgresDialectGoldenTests {
         let upsert = PostgresDialect().arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .upsert)
         #expect(
-            upsert.sql.hasSuffix("ON CONFLICT (\"station\", \"sequence\") DO UPDATE SET \"value\" = excluded.\"value\"")
+            upsert.sql.hasSuffix(
+                "ON CONFLICT (\"station\", \"sequence\") DO UPDATE SET \"value\" = excluded.\"value\" "
+                    + "WHERE \"readings\".\"value\" IS DISTINCT FROM excluded.\"value\"")
         )
         let keysOnly = PostgresDialect().arrayWrite(
             into: Reading.schema.table, columns: ["station", "sequence"], mode: .upsert)

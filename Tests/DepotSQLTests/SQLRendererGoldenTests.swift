@@ -198,7 +198,7 @@ struct SQLRendererGoldenTests {
         #expect(
             sqlite.insert(into: table, columns: ["icao", "name"], mode: .upsert)
                 == "INSERT INTO \"airports\" (\"icao\", \"name\") VALUES (?, ?) ON CONFLICT (\"icao\") DO UPDATE SET "
-                + "\"name\" = excluded.\"name\"")
+                + "\"name\" = excluded.\"name\" WHERE \"airports\".\"name\" IS NOT excluded.\"name\"")
         #expect(
             postgres.insert(into: table, columns: ["icao"], mode: .upsert)
                 == "INSERT INTO \"airports\" (\"icao\") VALUES ($1) ON CONFLICT (\"icao\") DO NOTHING")

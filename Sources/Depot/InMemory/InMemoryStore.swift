@@ -177,9 +177,12 @@ struct InMemoryDatabase: Sendable {
                         "\(description.name): a row with key \(TableDescription.describeKey(key)) already exists",
                         table: description.name)
                 }
+                let before = existing
                 for (offset, position) in positions.enumerated() {
                     existing[position] = values[values.startIndex + offset]
                 }
+                // An upsert that changes nothing leaves the row as it was, as SQL stores do.
+                if mode == .upsert && existing == before { continue }
                 try Self.checkNotNull(existing, shape, key: key)
                 table.rows[key] = existing
                 written += 1
@@ -292,7 +295,7 @@ package final class InMemoryWriter: StoreWriter {
             var database = state.database
             let written = try database.write(rows, into: table, mode: mode)
             state.database = database
-            state.touched.insert(table.name)
+            if written > 0 { state.touched.insert(table.name) }
             return written
         }
     }

@@ -193,19 +193,24 @@ extension MappedRepository where Mapper: WritableDomainMapper {
         try await base.insert(entities(models))
     }
 
-    /// Inserts or replaces models by key. Only each model's entity is written.
+    /// Inserts or replaces models by key. Only each model's entity is written; rows that hold
+    /// the same values already are left alone.
     ///
+    /// - Returns: How many rows were inserted or changed.
     /// - Throws: The first error the mapper throws (nothing is written), or what the
     ///   repository's `upsert` throws.
-    public func upsert(_ models: some Sequence<Mapper.Model>) async throws {
+    @discardableResult
+    public func upsert(_ models: some Sequence<Mapper.Model>) async throws -> Int {
         try await base.upsert(entities(models))
     }
 
     /// Inserts or replaces one model by key.
     ///
+    /// - Returns: Whether the row was inserted or changed.
     /// - Throws: The mapper's error (nothing is written), or what the repository's `upsert` throws.
-    public func upsert(_ model: Mapper.Model) async throws {
-        try await base.upsert(entities(CollectionOfOne(model)))
+    @discardableResult
+    public func upsert(_ model: Mapper.Model) async throws -> Bool {
+        try await base.upsert(entities(CollectionOfOne(model))) > 0
     }
 
     /// Replaces the entities matching `predicate` with `models`, in one transaction (see

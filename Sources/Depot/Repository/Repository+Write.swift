@@ -38,17 +38,24 @@ extension Repository {
     /// try await airports.upsert(list)
     /// // SQLite:     INSERT INTO "airports" ("icao", …) VALUES (?, …)
     /// //             ON CONFLICT ("icao") DO UPDATE SET "iata" = excluded."iata", …
+    /// //             WHERE "airports"."iata" IS NOT excluded."iata" OR …
     /// // PostgreSQL: INSERT INTO "airports" ("icao", …) SELECT * FROM UNNEST(CAST($1 AS text[]), …)
     /// //             ON CONFLICT ("icao") DO UPDATE SET "iata" = excluded."iata", …
+    /// //             WHERE "airports"."iata" IS DISTINCT FROM excluded."iata" OR …
     /// ```
     ///
+    /// A stored row that holds the same values already is left alone: it is not counted, and
+    /// when no row changed the call writes nothing and announces nothing (observers stay asleep).
+    ///
+    /// - Returns: How many rows were inserted or changed.
     /// - Throws: ``DepotError`` of kind `.constraintViolation` when a ``ToOne`` key names no
     ///   stored row or a unique index rejects a row; and the kinds every call may throw (see
     ///   ``Repository``).
-    public func upsert(_ entities: some Sequence<Root>) async throws {
+    @discardableResult
+    public func upsert(_ entities: some Sequence<Root>) async throws -> Int {
         let batch = try batch(of: entities, duplicates: .keepLast)
-        guard batch.count > 0 else { return }
-        try await context.atomically { writer in _ = try await write(batch, mode: .upsert, writer) }
+        guard batch.count > 0 else { return 0 }
+        return try await context.atomically { writer in try await write(batch, mode: .upsert, writer) }
     }
 
     /// Inserts `entity` or replaces the stored one with the same primary key.
@@ -57,11 +64,13 @@ extension Repository {
     /// try await airports.upsert(oslo)
     /// ```
     ///
+    /// - Returns: Whether the row was inserted or changed (`false`: it held these values already).
     /// - Throws: ``DepotError`` of kind `.constraintViolation` when a ``ToOne`` key names no
     ///   stored row or a unique index rejects the row; and the kinds every call may throw (see
     ///   ``Repository``).
-    public func upsert(_ entity: Root) async throws {
-        try await upsert(CollectionOfOne(entity))
+    @discardableResult
+    public func upsert(_ entity: Root) async throws -> Bool {
+        try await upsert(CollectionOfOne(entity)) > 0
     }
 
     /// Removes the entities matching `predicate`; returns how many were removed.

@@ -35,6 +35,9 @@ public protocol SQLDialect: Sendable {
     /// An empty set of values of `type`, for the right side of `IN`: `x IN (…)` is false and
     /// `x NOT IN (…)` true for every row whose `x` is not NULL.
     func emptySet(of type: ColumnType) -> String
+    /// Whether two values differ, NULL counting as a value: `a IS NOT b` (SQLite),
+    /// `a IS DISTINCT FROM b` (PostgreSQL). An upsert updates only the rows it changes.
+    func differs(_ left: String, _ right: String) -> String
     /// `flag` as a literal, for `DEFAULT` clauses (DDL takes no parameters).
     func literal(_ flag: Bool) -> String
     /// `number` as a literal, for `DEFAULT` clauses.
@@ -155,6 +158,14 @@ extension SQLDialect where Self == PostgresDialect {
 }
 
 extension SQLDialect {
+    /// The `WHERE` of an upsert's `DO UPDATE`: a stored row whose `columns` all hold the new
+    /// values already is left alone, so it counts as no change (and its table as not written).
+    public func unchangedRowsSkipped(in table: TableDescription, columns: [String]) -> String {
+        " WHERE "
+            + columns.map { differs("\(quote(table.name)).\(quote($0))", "excluded.\(quote($0))") }
+            .joined(separator: " OR ")
+    }
+
     /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
     /// are doubled all the same.
     public func quote(_ identifier: String) -> String {

@@ -134,6 +134,7 @@ public struct SQLRenderer: Sendable {
                 sql +=
                     " ON CONFLICT (\(keys)) DO UPDATE SET "
                     + updates.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+                    + dialect.unchangedRowsSkipped(in: table, columns: updates)
             }
         }
         return sql

@@ -97,7 +97,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
             try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
         }
         let written = rows.count > 1 ? try await withSavepoint(write) : try await write()
-        books.touched(table.name)
+        if written > 0 { books.touched(table.name) }
         return written
     }
 

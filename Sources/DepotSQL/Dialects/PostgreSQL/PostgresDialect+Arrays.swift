@@ -33,6 +33,7 @@ extension PostgresDialect {
                     ? " ON CONFLICT (\(keys)) DO NOTHING"
                     : " ON CONFLICT (\(keys)) DO UPDATE SET "
                         + assigned.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+                        + unchangedRowsSkipped(in: table, columns: assigned)
             }
             return ArrayWrite(sql: sql, columnTypes: types)
         case .update:

@@ -16,6 +16,9 @@ public struct PostgresDialect: SQLDialect {
 
     // MARK: Types and values
 
+    /// `left IS DISTINCT FROM right`: NULL-safe.
+    public func differs(_ left: String, _ right: String) -> String { "\(left) IS DISTINCT FROM \(right)" }
+
     /// The declared column type PostgreSQL stores `type` in.
     public func typeName(_ type: ColumnType) -> String {
         switch type {
