@@ -116,7 +116,21 @@ public final class APIClient: Sendable {
         // its deadline: a call completes within it or times out, as on every path above.
         if interruption.isInterrupted { throw HTTPError.timedOut(endpoint: name, after: timeout) }
         guard endpoint.acceptedStatuses.contains(response.status) else {
-            throw configuration.statusPolicy.error(for: response, endpoint: name)
+            var failure = configuration.statusPolicy.error(for: response, endpoint: name)
+            if E.ErrorBody.self != NoErrorBody.self, !response.body.isEmpty {
+                // The status decides the kind; a body that is not the declared type is named in
+                // the detail (with its coding path), and the error has no decoded body.
+                do {
+                    failure.errorBody = try configuration.decoder.decode(E.ErrorBody.self, from: response.body)
+                } catch let error as DecodingError {
+                    let (path, detail) = Self.describe(error)
+                    failure.detail = "the error body is not a \(E.ErrorBody.self): \(detail)"
+                    failure.codingPath = path
+                } catch {
+                    failure.detail = "the error body is not a \(E.ErrorBody.self): \(error)"
+                }
+            }
+            throw failure
         }
         return try decode(response, with: endpoint.responseDecoder, endpoint: name)
     }

@@ -29,6 +29,21 @@ import Foundation
 public protocol Endpoint<Response>: Sendable {
     /// What a successful response decodes to.
     associatedtype Response: Sendable
+    /// What the body of an error response (a status outside ``acceptedStatuses``) decodes to,
+    /// as JSON, into ``HTTPError/errorBody(as:)``; ``NoErrorBody`` (nothing is decoded) by default.
+    ///
+    /// ```swift
+    /// struct APIProblem: Decodable, Sendable { var error: String; var code: Int }
+    /// struct CreateUser: Endpoint {
+    ///     typealias Response = User
+    ///     typealias ErrorBody = APIProblem  // {"error": "name taken", "code": 17}
+    ///     …
+    /// }
+    /// } catch let error as HTTPError {
+    ///     if let problem = error.errorBody(as: APIProblem.self), problem.code == 17 { … }
+    /// }
+    /// ```
+    associatedtype ErrorBody: Decodable & Sendable = NoErrorBody
 
     /// The method; `GET` by default.
     var method: HTTPMethod { get }
@@ -88,3 +103,7 @@ extension Endpoint where Response == Data {
     /// By default for a `Data` response, ``ResponseDecoder/data``: the raw body, not decoded as JSON.
     public var responseDecoder: ResponseDecoder<Response> { .data }
 }
+
+/// The ``Endpoint/ErrorBody`` of an endpoint that declares none: error bodies are not decoded
+/// (their message and an excerpt are in the ``HTTPError`` still).
+public struct NoErrorBody: Decodable, Sendable {}

@@ -30,6 +30,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var detail: String
     /// The error this one wraps: the transport's, the decoder's, or a `CancellationError`.
     public var underlying: (any Error)?
+    /// The error body decoded as the endpoint's ``Endpoint/ErrorBody``, when it declares one
+    /// and the body decoded; read it with ``errorBody(as:)``.
+    public var errorBody: (any Sendable)?
 
     /// The longest body excerpt an error carries.
     public static let bodyExcerptLength = 256
@@ -48,6 +51,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.codingPath = codingPath
         self.underlying = underlying
     }
+
+    /// The decoded error body (see ``Endpoint/ErrorBody``) as `type`, or `nil` when the
+    /// endpoint declares another type, none, or the body did not decode.
+    public func errorBody<Body>(as type: Body.Type = Body.self) -> Body? { errorBody as? Body }
 
     /// `METHOD /path: kind`, then the status, the server's message, the detail, the coding path and
     /// the body excerpt when present, e.g. `GET /users/42: not found (404): No user 42`.
