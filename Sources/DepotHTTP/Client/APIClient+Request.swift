@@ -20,13 +20,14 @@ extension APIClient {
     }
 
     func makeRequest<E: Endpoint>(for endpoint: E, named name: String) throws -> TransportRequest {
+        let baseURL = endpoint.baseURL ?? self.baseURL
         guard baseURL.query == nil, baseURL.fragment == nil else {
             throw HTTPError(
                 .invalidRequest, endpoint: name,
                 detail: "the base URL \(baseURL) has a query or fragment; endpoint paths and queries cannot follow it "
                     + "(put query items in the endpoints or a middleware)")
         }
-        var text = baseURLString
+        var text = endpoint.baseURL.map(Self.trimmed) ?? baseURLString
         let path = QueryEncoding.escapePath(endpoint.path)
         if !path.isEmpty, !path.hasPrefix("/") { text += "/" }
         text += path
@@ -54,6 +55,13 @@ extension APIClient {
         let extra = endpoint.headers
         if extra.count > 0 { headers.merge(extra) }
         return TransportRequest(method: endpoint.method, url: url, headers: headers, body: body)
+    }
+
+    /// `url` as text without its trailing slashes.
+    static func trimmed(_ url: URL) -> String {
+        var text = url.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
     }
 
     /// Decodes an accepted response, naming the endpoint, the coding path and the body on failure.

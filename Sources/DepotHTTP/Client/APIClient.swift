@@ -44,9 +44,7 @@ public final class APIClient: Sendable {
         self.baseURL = baseURL
         self.transport = transport
         self.configuration = configuration
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        baseURLString = base
+        baseURLString = Self.trimmed(baseURL)
         var headers = configuration.headers
         headers["User-Agent"] = configuration.userAgent
         headers["Accept-Encoding"] = ContentDecoding.acceptEncoding

@@ -47,9 +47,13 @@ public protocol Endpoint<Response>: Sendable {
 
     /// The method; `GET` by default.
     var method: HTTPMethod { get }
-    /// The path, relative to the client's base URL, e.g. `/users/42` (characters not allowed
-    /// in a path are percent-encoded).
+    /// The path, relative to the base URL, e.g. `/users/42` (characters not allowed in a path
+    /// are percent-encoded).
     var path: String { get }
+    /// The URL ``path`` is resolved against instead of the client's, for an endpoint served
+    /// elsewhere (an upload host, another API version): `nil`, the client's, by default. The
+    /// client's middleware, headers and policies apply as to any call.
+    var baseURL: URL? { get }
     /// The query items, percent-encoded strictly (`+` as `%2B`, a space as `%20`).
     var query: [URLQueryItem] { get }
     /// Header fields added to (and replacing) the client's defaults.
@@ -68,6 +72,9 @@ public protocol Endpoint<Response>: Sendable {
 }
 
 extension Endpoint {
+    /// `nil`: the client's base URL.
+    public var baseURL: URL? { nil }
+
     /// `GET`, the default method.
     public var method: HTTPMethod { .get }
     /// No query items, by default.

@@ -49,3 +49,35 @@ extension TransportTests {
         #expect(plain?.errorBody == nil, "an endpoint without an error body decodes none")
     }
 }
+
+/// `/user/{id}` on a base URL of its own.
+struct UserElsewhere: Endpoint {
+    typealias Response = User
+    var id: Int
+    var baseURL: URL?
+    var path: String { "/user/\(id)" }
+}
+
+extension TransportTests {
+    @Test("An endpoint with a base URL of its own is sent there, with the client's headers", arguments: transports)
+    func endpointBaseURL(kind: TransportKind) async throws {
+        let server = try await TestServer.shared()
+        // The client's own base URL has a path prefix the server does not serve: only the
+        // endpoint's base URL can answer.
+        let client = try await kind.client(of: server.baseURL.appendingPathComponent("nowhere")) {
+            $0.headers["X-Trace"] = "elsewhere"
+        }
+        let user = try await client.send(UserElsewhere(id: 7, baseURL: server.baseURL.appendingPathComponent("/")))
+        #expect(user == User(id: 7, name: "user 7"))
+        let request = try client.makeRequest(for: UserElsewhere(id: 7, baseURL: server.baseURL))
+        #expect(request.url.absoluteString == server.baseURL.absoluteString + "/user/7")
+        #expect(request.headers["X-Trace"] == "elsewhere")
+        let fallback = try client.makeRequest(for: UserElsewhere(id: 7, baseURL: nil))
+        #expect(fallback.url.absoluteString.hasSuffix("/nowhere/user/7"))
+        let notServed = await httpError { try await client.send(UserElsewhere(id: 7, baseURL: nil)) }
+        #expect(notServed?.kind == .notFound)
+        let bad = try #require(URL(string: "https://example.com/v1?key=1"))
+        let error = await httpError { try await client.send(UserElsewhere(id: 7, baseURL: bad)) }
+        #expect(error?.kind == .invalidRequest)
+    }
+}
