@@ -276,6 +276,26 @@ extension StoreConformance {
             #expect(await commits.next()?.tables == [TestAirport.schema.tableName])
             #expect(try await airports.find(changed[1].icao) == changed[1])
         },
+        ConformanceCase("a nested child's own nested list is stored too: users, posts, comments in one call") {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            func post(_ id: String, _ comments: [String]) -> MapPostResponse {
+                MapPostResponse(
+                    id: id, title: id, comments: comments.map { MapCommentResponse(id: "\(id)-\($0)", text: $0) })
+            }
+            let ada = MapUserResponse(
+                identifier: "u1", name: "Ada", posts: [post("p1", ["a", "b"]), post("p2", ["c"])])
+            _ = try await users.persist([ada], mapper: MapUserMapper())
+            let comments = store.repository(MapComment.self)
+            let first = try await comments.fetch(orderBy: [.ascending(\.id)])
+            #expect(first.map { "\($0.postID):\($0.text)" } == ["p1:a", "p1:b", "p2:c"])
+            var again = ada
+            again.posts = [post("p1", ["b", "d"])]
+            _ = try await users.persist([again], mapper: MapUserMapper())
+            // p2 is removed with its comment (cascade); p1 keeps b, loses a, gains d.
+            #expect(try await comments.fetch(orderBy: [.ascending(\.id)]).map(\.id) == ["p1-b", "p1-d"])
+            #expect(try await store.repository(MapPost.self).count() == 1)
+        },
     ]
 }
 

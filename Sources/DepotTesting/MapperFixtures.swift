@@ -55,7 +55,36 @@ struct MapPost: Entity, Equatable {
         Column(\.position, "position")
     }
     static let author = ToOne<MapPost, MapUser>(\.authorID, onDelete: .cascade)
-    static var relations: [any Relation<MapPost>] { [author] }
+    static let comments = ToMany(MapComment.post)
+    static var relations: [any Relation<MapPost>] { [author, comments] }
+}
+
+/// A comment on a post: the third level of a nested persist.
+struct MapComment: Entity, Equatable {
+    var id: String
+    var postID: String
+    var text: String
+
+    static let schema = Schema<MapComment>("map_comments", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.postID, "post_id")
+        Column(\.text, "text")
+    }
+    static let post = ToOne<MapComment, MapPost>(\.postID, onDelete: .cascade)
+    static var relations: [any Relation<MapComment>] { [post] }
+}
+
+struct MapCommentResponse: Sendable {
+    var id: String
+    var text: String
+}
+
+struct MapCommentMapper: UpdateMapper {
+    var match: Match<MapCommentResponse, MapComment> { Match(\.id, \.id) }
+    func makeEntity(from source: MapCommentResponse) -> MapComment {
+        MapComment(id: source.id, postID: "", text: source.text)
+    }
+    func update(_ comment: inout MapComment, from source: MapCommentResponse) { comment.text = source.text }
 }
 
 /// A tag, unique by scope and name together (a composite match), under a local key.
@@ -82,6 +111,7 @@ struct MapImageResponse: Sendable {
 struct MapPostResponse: Sendable {
     var id: String
     var title: String
+    var comments: [MapCommentResponse] = []
 }
 
 struct MapUserResponse: Sendable {
@@ -107,6 +137,9 @@ struct MapImageMapper: UpdateMapper {
 struct MapPostMapper: UpdateMapper {
     struct Boom: Error {}
     var match: Match<MapPostResponse, MapPost> { Match(\.id, \.id) }
+    var nested: [Nested<MapPostResponse, MapPost>] {
+        [.toMany(\.comments, in: MapPost.comments, mapper: MapCommentMapper())]
+    }
     func makeEntity(from source: MapPostResponse) throws -> MapPost {
         // The author and the position are set by the parent's nesting.
         var post = MapPost(id: source.id, authorID: UUID(), title: "", position: 0)
