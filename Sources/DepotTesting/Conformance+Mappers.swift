@@ -296,6 +296,22 @@ extension StoreConformance {
             #expect(try await comments.fetch(orderBy: [.ascending(\.id)]).map(\.id) == ["p1-b", "p1-d"])
             #expect(try await store.repository(MapPost.self).count() == 1)
         },
+        ConformanceCase("update mappers matching by a unique column side by side make one row, not a duplicate") {
+            (store: any Store) async throws in
+            let users = store.repository(MapUser.self)
+            // 8 callers at once persist the same new user: one inserts, the others find it and update.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for caller in 0..<8 {
+                    group.addTask {
+                        _ = try await users.persist(
+                            [MapUserResponse(identifier: "u1", name: "Ada \(caller)")], mapper: MapUserMapper())
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await users.count() == 1)
+            #expect(try await users.first()?.name.hasPrefix("Ada ") == true)
+        },
     ]
 }
 

@@ -54,14 +54,16 @@ public struct MappedRepository<Mapper: DomainMapper>: Sendable {
     ///
     /// - Throws: What the repository's `first` throws, or the mapper's error.
     public func first(_ query: Query<Mapper.Stored>) async throws -> Mapper.Model? {
-        try await models(base.first(query).map { [$0] } ?? []).first
+        guard let entity = try await base.first(query) else { return nil }
+        return try await models([entity]).first
     }
 
     /// The model stored under `key`.
     ///
     /// - Throws: What the repository's `find` throws, or the mapper's error.
     public func find<Key: StorableValue>(_ key: Key) async throws -> Mapper.Model? {
-        try await models(base.find(key).map { [$0] } ?? []).first
+        guard let entity = try await base.find(key) else { return nil }
+        return try await models([entity]).first
     }
 
     /// How many entities match `predicate` (all of them when `nil`); the mapper is not called.

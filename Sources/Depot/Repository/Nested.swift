@@ -79,18 +79,14 @@ public struct Nested<Source: Sendable, Target: Entity>: Sendable {
         let box = TypedKeyPathBox(keyPath: value)
         return Nested(phase: .beforeParents(column: relation.column)) { sources, _, writer, _ in
             let related = Repository<Mapper.Target>(context: .transaction(writer))
-            let entities = try sources.map { source in
-                try source[keyPath: box.keyPath].map { item in
-                    try Repository<Mapper.Target>.mapping(CollectionOfOne(item), with: Mapper.self) {
-                        try mapper.entity(from: $0)
-                    }[0]
-                }
+            let items = sources.map { $0[keyPath: box.keyPath] }
+            let present = try Repository<Mapper.Target>.mapping(items.compactMap { $0 }, with: Mapper.self) {
+                try mapper.entity(from: $0)
             }
-            let present = entities.compactMap { $0 }
-            if !present.isEmpty {
-                _ = try await related.write(related.batch(of: present, duplicates: .keepLast), mode: .upsert, writer)
-            }
-            return entities.map { $0.map { Mapper.Target.schema.key(of: $0).first ?? .null } }
+            guard !present.isEmpty else { return items.map { _ in nil } }
+            _ = try await related.write(related.batch(of: present, duplicates: .keepLast), mode: .upsert, writer)
+            var keys = present.lazy.map { Mapper.Target.schema.key(of: $0).first }.makeIterator()
+            return items.map { $0 == nil ? nil : keys.next() ?? nil }
         }
     }
 

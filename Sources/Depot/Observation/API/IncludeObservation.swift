@@ -27,13 +27,22 @@ extension Repository {
         _ predicate: Filter<Root>?, _ ordering: [Ordering<Root>], limit: Int?, offset: Int?,
         including includes: [any IncludeSpec<Root>]
     ) -> IncludeObservation<Root> {
-        let tables =
-            ((try? query(predicate, ordering, limit: limit, offset: offset).tables) ?? [])
-            + includes.flatMap(\.tables)
+        // A query that cannot be built (a key path that is not a column) fails the first element,
+        // naming what is wrong, rather than observing no table.
+        let tables: [TableDescription]
+        let failure: (any Error)?
+        do {
+            tables = try query(predicate, ordering, limit: limit, offset: offset).tables + includes.flatMap(\.tables)
+            failure = nil
+        } catch {
+            tables = []
+            failure = error
+        }
         return IncludeObservation(
             repository: self, tables: Set(tables.map(\.name)),
             fetch: { repository in
-                try await repository.fetch(
+                if let failure { throw failure }
+                return try await repository.fetch(
                     where: predicate, orderBy: ordering, limit: limit, offset: offset, including: includes)
             })
     }
