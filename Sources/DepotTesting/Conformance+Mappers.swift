@@ -258,6 +258,30 @@ extension StoreConformance {
             #expect(try await users.remove(Query(where: \.remoteID == "u1")) == 1)
             #expect(try await store.repository(MapPost.self).count() == 0)
         },
+        ConformanceCase("code written against any ModelRepository reads, persists, observes and removes through it") {
+            (store: any Store) async throws in
+            let users: any ModelRepository<MapUserModel, MapUser> = store.repository(MapUser.self).mapped(
+                by: MapUserModelMapper())
+            let stored = try await users.persist(
+                [
+                    MapUserResponse(identifier: "u2", name: "Alan"),
+                    MapUserResponse(identifier: "u1", name: "Ada", posts: [MapPostResponse(id: "p1", title: "Notes")]),
+                ], mapper: MapUserMapper())
+            #expect(stored.map(\.identifier) == ["u2", "u1"])
+            #expect(try await users.fetch(orderBy: [.ascending(\.remoteID)]).map(\.identifier) == ["u1", "u2"])
+            #expect(try await users.first(where: \.name == "Ada") == stored[1])
+            #expect(try await users.exists(where: \.name == "Grace") == false)
+            #expect(try await users.count(where: \.name != "x") == 2)
+            let key = try #require(try await store.repository(MapUser.self).first(where: \.remoteID == "u2")?.id)
+            #expect(try await users.find(key) == stored[0])
+            var lists = users.observe(where: \.remoteID == "u1").makeAsyncIterator()
+            #expect(try await lists.next() == [stored[1]])
+            try await users.persist([MapUserResponse(identifier: "u1", name: "Ada L.")], mapper: MapUserMapper())
+            #expect(try await lists.next()?.map(\.name) == ["Ada L."])
+            #expect(try await users.remove(key))
+            #expect(try await users.removeAll() == 1)
+            #expect(try await lists.next() == [])
+        },
         ConformanceCase("an upsert or persist that changes nothing counts none and announces nothing") {
             (store: any Store) async throws in
             let airports = try await store.seededAirports()

@@ -66,23 +66,26 @@ extension MappedRepository {
     public func observe(
         where predicate: Filter<Mapper.Stored>? = nil, orderBy ordering: [Ordering<Mapper.Stored>] = [],
         limit: Int? = nil, timing: ObservationTiming = .immediate
-    ) -> MappedObservation<Mapper> {
+    ) -> ModelObservation<Mapper.Model> {
         observe(Query(where: predicate, orderBy: ordering, limit: limit), timing: timing)
     }
 
     /// The live results of `query` as domain models (see ``observe(where:orderBy:limit:timing:)``).
     public func observe(_ query: Query<Mapper.Stored>, timing: ObservationTiming = .immediate)
-        -> MappedObservation<Mapper>
+        -> ModelObservation<Mapper.Model>
     {
         if mapper.includes.isEmpty {
-            return MappedObservation(mapper: mapper, source: .rows(base.observe(query, timing: timing)))
+            return ModelObservation(
+                MappedObservation(mapper: mapper, source: .rows(base.observe(query, timing: timing))))
         }
-        return MappedObservation(
-            mapper: mapper,
-            source: .loaded(
-                base.observe(
-                    query.filter, query.ordering, limit: query.limit, offset: query.offset, including: mapper.includes))
-        )
+        return ModelObservation(
+            MappedObservation(
+                mapper: mapper,
+                source: .loaded(
+                    base.observe(
+                        query.filter, query.ordering, limit: query.limit, offset: query.offset,
+                        including: mapper.includes))
+            ))
     }
 
     /// Like ``observe(where:orderBy:limit:timing:)``, with each result's diff against the previous
@@ -114,7 +117,7 @@ extension MappedRepository {
 }
 
 /// The live results of a query as domain models (see ``MappedRepository/observe(_:timing:)``).
-public struct MappedObservation<Mapper: DomainMapper>: AsyncSequence, Sendable {
+struct MappedObservation<Mapper: DomainMapper>: AsyncSequence, Sendable {
     /// One complete result, as models.
     public typealias Element = [Mapper.Model]
     enum Source: Sendable {
