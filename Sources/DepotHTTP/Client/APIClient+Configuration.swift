@@ -38,6 +38,12 @@ extension APIClient {
         /// request's header fields (``HTTPTracing``): the tracer swift-distributed-tracing is
         /// bootstrapped with when the configuration is made (none with the default no-op tracer).
         public var tracing: HTTPTracing = .bootstrapped
+        /// Whether identical `GET` and `HEAD` calls in flight at once send one request (`true` by
+        /// default): calls of the same endpoint path with the same URL, header fields and timeout
+        /// wait for the first one's exchange (its middleware, retries and deadline), and each
+        /// decodes the response itself. A caller whose task is cancelled leaves alone; the request
+        /// is cancelled when the last caller leaves.
+        public var sharesIdenticalRequests = true
 
         /// The default configuration.
         public init() {}

@@ -29,6 +29,8 @@ public final class APIClient: Sendable {
     let baseHeaders: HeaderFields
     /// The credential header fields of every middleware, for their contexts and for redirects.
     let credentialHeaders: Set<String>
+    /// Identical GETs in flight, sent once.
+    let shared = SharedRequests()
 
     /// A client for the API at `baseURL`.
     ///
@@ -95,24 +97,22 @@ public final class APIClient: Sendable {
         let timeout = endpoint.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout
         let request = try makeRequest(for: endpoint, named: name)
-        let interruption = TransportInterruption()
         var context = MiddlewareContext(
             method: endpoint.method, path: endpoint.path, isIdempotent: endpoint.isIdempotent, timeout: timeout,
-            deadline: deadline, interruption: interruption)
+            deadline: deadline, interruption: TransportInterruption())
         context.credentialHeaders = credentialHeaders
-        // The chain runs in the caller's task. At the deadline the interruption ends the exchange in
-        // flight and whatever middleware awaits through `context.withinDeadline` (a token refresh).
-        let token = Deadline.Watchdog.shared.schedule(at: deadline) { interruption.interrupt() }
         let response: TransportResponse
-        do {
-            defer { Deadline.Watchdog.shared.remove(token) }
-            response = try await run(request, context: context, from: 0)
-        } catch {
-            throw failure(error, context: context)
+        if configuration.sharesIdenticalRequests, endpoint.method == .get || endpoint.method == .head,
+            request.body == nil
+        {
+            let key = SharedRequests.Key(
+                endpoint: name, request: request.url.absoluteString, headers: request.headers, timeout: timeout)
+            response = try await shared.response(for: key, cancelled: { HTTPError.cancelled(endpoint: name) }) {
+                [context] in try await self.perform(request, context: context)
+            }
+        } else {
+            response = try await perform(request, context: context)
         }
-        // Work nothing interrupts (decompression, a middleware after `next`) can carry a call past
-        // its deadline: a call completes within it or times out, as on every path above.
-        if interruption.isInterrupted { throw HTTPError.timedOut(endpoint: name, after: timeout) }
         guard endpoint.acceptedStatuses.contains(response.status) else {
             var failure = configuration.statusPolicy.error(for: response, endpoint: name)
             if E.ErrorBody.self != NoErrorBody.self, !response.body.isEmpty {
@@ -147,6 +147,26 @@ public final class APIClient: Sendable {
     }
 
     // MARK: - Pipeline
+
+    /// The response to `request` after the middleware, within the call's deadline.
+    private func perform(_ request: TransportRequest, context: MiddlewareContext) async throws -> TransportResponse {
+        // The chain runs in the task that performs the call. At the deadline the interruption ends
+        // the exchange in flight and whatever middleware awaits through `context.withinDeadline`
+        // (a token refresh).
+        let interruption = context.interruption
+        let token = Deadline.Watchdog.shared.schedule(at: context.deadline) { interruption.interrupt() }
+        let response: TransportResponse
+        do {
+            defer { Deadline.Watchdog.shared.remove(token) }
+            response = try await run(request, context: context, from: 0)
+        } catch {
+            throw failure(error, context: context)
+        }
+        // Work nothing interrupts (decompression, a middleware after `next`) can carry a call past
+        // its deadline: a call completes within it or times out, as on every path above.
+        if interruption.isInterrupted { throw HTTPError.timedOut(endpoint: context.endpoint, after: context.timeout) }
+        return response
+    }
 
     /// Middleware `index` and the rest of the chain; past the last, the exchange itself.
     private func run(_ request: TransportRequest, context: MiddlewareContext, from index: Int) async throws

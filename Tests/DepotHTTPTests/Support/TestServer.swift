@@ -166,6 +166,18 @@ final class TestServer: Sendable {
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(user))))
         }
 
+        // /held/<id>?status=200: counts "held-<id>", tells `HeldRequests` it arrived, and answers
+        // (user 1, or an empty body of `status`) once the test releases it.
+        router.get("/held/:id") { request, context -> Response in
+            let id = try context.parameters.require("id")
+            counters.increment("held-\(id)")
+            HeldRequests.arrived(id).fire()
+            await HeldRequests.released(id).wait()
+            let status = Int(items(request.uri.query)["status"] ?? "") ?? 200
+            guard status == 200 else { return Response(status: .init(code: status)) }
+            return json(#"{"id": 1, "name": "held"}"#)
+        }
+
         router.get("/user/:id") { _, context -> Response in
             let id = try context.parameters.require("id", as: Int.self)
             return json(#"{"id": \#(id), "name": "user \#(id)"}"#)
@@ -243,4 +255,24 @@ final class TestServer: Sendable {
         for item in components.queryItems ?? [] where result[item.name] == nil { result[item.name] = item.value ?? "" }
         return result
     }
+}
+
+/// The signals of the test server's `/held/<id>` route: one fires when a request arrives, the
+/// other releases its answer.
+enum HeldRequests {
+    private static let signals = Mutex<[String: Signal]>([:])
+
+    private static func signal(_ name: String) -> Signal {
+        signals.withLock { signals in
+            if let signal = signals[name] { return signal }
+            let signal = Signal()
+            signals[name] = signal
+            return signal
+        }
+    }
+
+    /// Fires when a request for `id` has arrived.
+    static func arrived(_ id: String) -> Signal { signal("arrived-\(id)") }
+    /// Fired by the test: the requests for `id` are answered.
+    static func released(_ id: String) -> Signal { signal("released-\(id)") }
 }

@@ -19,7 +19,11 @@ extension TransportTests {
                 try await Task.sleep(for: .milliseconds(50))  // keep the refresh open while 401s arrive
                 return TestServer.validToken
             })
-        let client = try await kind.client { $0.middleware = [TokenAuthentication(tokens)] }
+        // Ten requests of their own (identical GETs would otherwise share one).
+        let client = try await kind.client {
+            $0.middleware = [TokenAuthentication(tokens)]
+            $0.sharesIdenticalRequests = false
+        }
         let realm = UUID().uuidString
         let users = try await withThrowingTaskGroup(of: User.self) { group in
             for _ in 0..<10 { group.addTask { try await client.send(AnyEndpoint<User>(.get, "/auth/\(realm)/me")) } }
@@ -155,9 +159,11 @@ extension TransportTests {
             return seen
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<3 {
+            // Three different requests: identical ones would share one exchange.
+            for index in 0..<3 {
                 group.addTask {
-                    try await client.send(Call(.get, "/slow", query: [URLQueryItem(name: "ms", value: "300")]))
+                    try await client.send(
+                        Call(.get, "/slow", query: [URLQueryItem(name: "ms", value: "\(300 + index)")]))
                 }
             }
             try await group.waitForAll()
