@@ -29,13 +29,23 @@ public enum RefreshPolicy: Sendable, Equatable {
 ///     show(snapshot.rows, spinner: snapshot.refresh.isRefreshing)
 /// }
 /// ```
-public struct Resource<Request: Endpoint, Mapper: PatchMapper>: Sendable
-where Request.Response: Sequence, Request.Response.Element == Mapper.Source, Mapper.Target: Entity {
+///
+/// A resource can be one object, from an endpoint that answers one (``init(one:mapper:where:policy:key:)``):
+///
+/// ```swift
+/// func airport(_ icao: String) -> Resource<AirportsAPI.Get, AirportRecordMapper> {
+///     Resource(one: AirportsAPI.Get(icao: icao), mapper: AirportRecordMapper(), where: \.icao == icao)
+/// }
+/// let engm = try await loader.load(airport("ENGM")).first  // stored, or fetched then stored
+/// ```
+public struct Resource<Request: Endpoint, Mapper: PatchMapper>: Sendable where Mapper.Target: Entity {
     /// The stored entity.
     public typealias Root = Mapper.Target
 
     /// The request that refreshes it.
     public var request: Request
+    /// The elements of a response, each stored through ``mapper``.
+    let elements: @Sendable (Request.Response) -> [Mapper.Source]
     /// Turns each element of the response into a patch: absent fields stay as stored.
     public var mapper: Mapper
     /// The rows the resource shows.
@@ -50,13 +60,38 @@ where Request.Response: Sequence, Request.Response.Element == Mapper.Source, Map
     /// stored under it. By default the request's method, path and query.
     public var key: String
 
-    /// A resource from its parts.
+    /// A resource from its parts, refreshed by an endpoint answering a list.
     public init(
         _ request: Request, mapper: Mapper, where predicate: Filter<Root>? = nil,
         orderBy ordering: [Ordering<Root>] = [],
         limit: Int? = nil, policy: RefreshPolicy = .cacheFirst, key: String? = nil
+    ) where Request.Response: Sequence, Request.Response.Element == Mapper.Source {
+        self.init(
+            request, elements: { Array($0) }, mapper: mapper, predicate: predicate, ordering: ordering, limit: limit,
+            policy: policy, key: key)
+    }
+
+    /// A resource of one object, refreshed by an endpoint answering that object; `predicate`
+    /// finds its row (by its key, say), and reading the resource gives at most that one row.
+    ///
+    /// ```swift
+    /// let engm = Resource(one: AirportsAPI.Get(icao: "ENGM"), mapper: AirportRecordMapper(), where: \.icao == "ENGM")
+    /// ```
+    public init(
+        one request: Request, mapper: Mapper, where predicate: Filter<Root>, policy: RefreshPolicy = .cacheFirst,
+        key: String? = nil
+    ) where Request.Response == Mapper.Source {
+        self.init(
+            request, elements: { [$0] }, mapper: mapper, predicate: predicate, ordering: [], limit: 1, policy: policy,
+            key: key)
+    }
+
+    private init(
+        _ request: Request, elements: @escaping @Sendable (Request.Response) -> [Mapper.Source], mapper: Mapper,
+        predicate: Filter<Root>?, ordering: [Ordering<Root>], limit: Int?, policy: RefreshPolicy, key: String?
     ) {
         self.request = request
+        self.elements = elements
         self.mapper = mapper
         self.predicate = predicate
         self.ordering = ordering

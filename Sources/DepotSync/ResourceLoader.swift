@@ -95,6 +95,70 @@ public final class ResourceLoader: Sendable {
         try await domain.models(of: refresh(resource, latestOnly: group), from: store)
     }
 
+    /// The resource's rows, offline first: what is stored when the resource's policy finds it good
+    /// enough, otherwise what a refresh stores; the stored rows when that refresh fails but some
+    /// are stored.
+    ///
+    /// ```swift
+    /// let airport: Airport? = try await loader.load(engm).first
+    /// ```
+    ///
+    /// By policy: `.localOnly` reads the store; `.cacheFirst` refreshes first when the resource
+    /// was never refreshed; `.networkFirst` refreshes first; `.staleWhileRevalidate` refreshes
+    /// first when nothing is stored, and otherwise returns the stored rows at once, refreshing in
+    /// the background when the last refresh is older than its `maxAge`.
+    ///
+    /// - Throws: The refresh's error (`HTTPError`, the mapper's or the store's `DepotError`) when
+    ///   it failed and no row is stored; the store's error reading the rows.
+    public func load<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> [Mapper.Target] {
+        let repository = store.repository(Mapper.Target.self)
+        func stored() async throws -> [Mapper.Target] {
+            try await repository.fetch(where: resource.predicate, orderBy: resource.ordering, limit: resource.limit)
+        }
+        let refreshFirst: Bool
+        switch resource.policy {
+        case .localOnly: return try await stored()
+        case .cacheFirst: refreshFirst = try await refreshState(resource).lastRefreshed == nil
+        case .networkFirst: refreshFirst = true
+        case .staleWhileRevalidate:
+            let rows = try await stored()
+            if rows.isEmpty { refreshFirst = true; break }
+            if try await isStale(resource) { Task { _ = try? await self.refresh(resource) } }
+            return rows
+        }
+        guard refreshFirst else { return try await stored() }
+        do {
+            try await refresh(resource)
+        } catch {
+            // Offline first: what is stored stands in for an answer that did not come.
+            let rows = try await stored()
+            if rows.isEmpty { throw error }
+            return rows
+        }
+        return try await stored()
+    }
+
+    /// ``load(_:)``, the rows handed out as domain models through `domain`.
+    ///
+    /// ```swift
+    /// let user: User? = try await loader.load(obtainUser(id: "u1"), mappedBy: UserMapper()).first
+    /// ```
+    ///
+    /// - Throws: What ``load(_:)`` throws; `DepotError` of kind `.mappingFailed` wrapping an error
+    ///   `domain` throws.
+    public func load<Request, Mapper, Domain: DomainMapper>(
+        _ resource: Resource<Request, Mapper>, mappedBy domain: Domain
+    ) async throws -> [Domain.Model] where Domain.Stored == Mapper.Target {
+        try await domain.models(of: load(resource), from: store)
+    }
+
+    /// Whether `resource`'s last refresh is older than its `staleWhileRevalidate` age, or there was none.
+    private func isStale<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> Bool {
+        guard case .staleWhileRevalidate(let maxAge) = resource.policy else { return false }
+        let seconds = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
+        return try await refreshState(resource).lastRefreshed.map { clock().timeIntervalSince($0) > seconds } ?? true
+    }
+
     /// The refresh state of `resource` now (its last refresh read from the store).
     public func refreshState<Request, Mapper>(_ resource: Resource<Request, Mapper>) async throws -> RefreshState {
         var current = refreshes(of: resource.key).latest ?? RefreshState()
@@ -155,9 +219,7 @@ public final class ResourceLoader: Sendable {
         case .localOnly: needed = false
         case .cacheFirst: needed = refresh.lastRefreshed == nil
         case .networkFirst: needed = true
-        case .staleWhileRevalidate(let maxAge):
-            let seconds = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
-            needed = refresh.lastRefreshed.map { clock().timeIntervalSince($0) > seconds } ?? true
+        case .staleWhileRevalidate: needed = try await isStale(resource)
         }
         if needed, resource.policy == .networkFirst {
             _ = try? await self.refresh(resource)
@@ -222,7 +284,7 @@ public final class ResourceLoader: Sendable {
                 let pullsBefore = engine?.pullsBegun(into: table)
                 let response = try await client.send(resource.request)
                 try Task.checkCancellation()
-                let patches = try response.map { source in
+                let patches = try resource.elements(response).map { source in
                     do {
                         return try resource.mapper.patch(from: source)
                     } catch let error as DepotError {

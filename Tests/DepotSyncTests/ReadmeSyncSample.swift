@@ -45,6 +45,13 @@ enum NotesAPI {
         var query: [URLQueryItem] { pinnedOnly ? [URLQueryItem(name: "pinned", value: "true")] : [] }
     }
 
+    /// GET /notes/{id}: one note
+    struct Get: Endpoint {
+        typealias Response = NoteDTO
+        var id: Int
+        var path: String { "/notes/\(id)" }
+    }
+
     /// GET /notes/changes[?cursor=C]: {"notes": […], "deleted": [3], "cursor": "…", "more": false}
     struct Changes: Endpoint {
         struct Page: Decodable, Sendable {
@@ -137,6 +144,18 @@ func readmeCachedScreen(store: any Store, client: APIClient, show: @escaping @Se
         show(snapshot.rows, snapshot.refresh.isRefreshing)  // stored rows at once, then refreshed
     }
     // readme:end
+}
+
+/// One note, offline first.
+func readmeOneNote(store: any Store, client: APIClient) async throws -> Note? {
+    // readme:begin
+    func obtainNote(id: Int) -> Resource<NotesAPI.Get, NoteMapper> {
+        Resource(one: NotesAPI.Get(id: id), mapper: NoteMapper(), where: \.id == id)
+    }
+    let loader = ResourceLoader(store: store, client: client)
+    let note = try await loader.load(obtainNote(id: 7)).first  // stored, or fetched once and stored
+    // readme:end
+    return note
 }
 
 /// A feed and offline edits.

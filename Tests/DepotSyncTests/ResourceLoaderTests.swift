@@ -285,3 +285,74 @@ struct ResourceLoaderTests {
         }
     }
 }
+
+extension ResourceLoaderTests {
+    static func airport(_ icao: String, _ policy: RefreshPolicy = .cacheFirst)
+        -> Resource<AirportsAPI.Get, AirportRecordMapper>
+    {
+        Resource(one: AirportsAPI.Get(icao: icao), mapper: AirportRecordMapper(), where: \.icao == icao, policy: policy)
+    }
+
+    @Test("a one-object resource loads from the endpoint once, then from the store; offline, the stored row stands")
+    func oneObjectOfflineFirst() async throws {
+        try await withSyncServer { server, serverStore in
+            let expected = try #require(
+                try await serverStore.repository(Airport.self).first(
+                    where: \.country == "NO", orderBy: [.ascending(\.icao)]))
+            let transport = CountingTransport()
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(store: store, client: APIClient(baseURL: server.baseURL, transport: transport))
+            let path = "/airports/\(expected.icao)"
+            #expect(try await loader.load(Self.airport(expected.icao)) == [expected])
+            #expect(try await loader.load(Self.airport(expected.icao)) == [expected])
+            #expect(transport.count(path) == 1, "cache first: stored once, then read from the store")
+            #expect(
+                try await loader.load(Self.airport(expected.icao), mappedBy: PlaceMapper()) == [
+                    Place(code: expected.icao, title: expected.name)
+                ])
+            #expect(try await loader.load(Self.airport(expected.icao, .networkFirst)) == [expected])
+            #expect(transport.count(path) == 2)
+            let missing = await #expect(throws: HTTPError.self) { try await loader.load(Self.airport("ZZZZ")) }
+            #expect(missing?.kind == .notFound)
+            #expect(try await store.repository(Airport.self).count() == 1, "a failed load stores nothing")
+
+            // Offline: nothing listens on port 1.
+            let refused = ResourceLoader(
+                store: store, client: APIClient(baseURL: try #require(URL(string: "http://127.0.0.1:1"))))
+            #expect(try await refused.load(Self.airport(expected.icao, .networkFirst)) == [expected])
+            #expect(try await refused.load(Self.airport(expected.icao, .localOnly)) == [expected])
+            let offline = await #expect(throws: HTTPError.self) {
+                try await refused.load(Self.airport("ENZZ", .networkFirst))
+            }
+            #expect(offline?.kind == .connectionFailed, "nothing stored to stand in: the refresh's error")
+            #expect(try await refused.refreshState(Self.airport(expected.icao)).error is HTTPError)
+        }
+    }
+
+    @Test(
+        "stale-while-revalidate load: nothing stored waits for the refresh; stored rows come at once, refreshed behind")
+    func oneObjectStaleWhileRevalidate() async throws {
+        try await withSyncServer { server, serverStore in
+            let expected = try #require(try await serverStore.repository(Airport.self).first(where: \.country == "NO"))
+            let transport = CountingTransport()
+            let clock = TestClock()
+            let store = try SQLiteStore.temporary()
+            let loader = ResourceLoader(
+                store: store, client: APIClient(baseURL: server.baseURL, transport: transport), clock: clock.function)
+            let resource = Self.airport(expected.icao, .staleWhileRevalidate(maxAge: .seconds(60)))
+            let path = "/airports/\(expected.icao)"
+            #expect(try await loader.load(resource) == [expected])
+            #expect(try await loader.load(resource) == [expected])
+            #expect(transport.count(path) == 1, "fresh: no request")
+            // The server renames it; past the age, the stored row comes first, the new one after.
+            try await serverStore.repository(Airport.self).update(
+                where: \.icao == expected.icao, set: \.name, to: "New")
+            clock.advance(120)
+            var states = loader.refreshStates(resource).makeAsyncIterator()
+            #expect(try await loader.load(resource).map(\.name) == [expected.name])
+            while let state = await states.next(), state.lastRefreshed != clock.date() {}
+            #expect(transport.count(path) == 2)
+            #expect(try await loader.load(resource).map(\.name) == ["New"])
+        }
+    }
+}
