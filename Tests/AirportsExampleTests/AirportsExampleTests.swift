@@ -96,6 +96,13 @@ struct AirportsExampleTests {
             output.contains { $0.hasPrefix("✓ converged: server and both clients hold the same 28298 airports: true") })
         #expect(output.contains { $0.hasPrefix("✓ client: sync, 1 change in 1 request") })
         #expect(output.contains { $0.contains("every other field intact: true") })
+        #expect(
+            output.contains {
+                $0.hasPrefix("✓ client: GET /airports/ENBR through a resource, stored and mapped: Bergen")
+                    && $0.contains("(BGO), Bergen, NO, 52 m")
+            })
+        #expect(
+            output.contains { $0.hasPrefix(#"✓ client: GET /airports/ZZZZ → 404, the API's error body: "no airport"#) })
         #expect(output.last == "Done.")
     }
 

@@ -9,11 +9,29 @@ import Foundation
 /// let norway = try await client.send(AirportsAPI.List(country: "NO", limit: 500))
 /// let renamed = try await client.send(AirportsAPI.Update(AirportRecord(icao: "ENGM", name: "Gardermoen")))
 /// ```
+///
+/// Every call declares the API's error body, so a refused call's message is typed:
+///
+/// ```swift
+/// do {
+///     _ = try await client.send(AirportsAPI.Get(icao: "ZZZZ"))
+/// } catch let error as HTTPError {
+///     print(error.kind, error.errorBody(as: AirportsAPI.Problem.self)?.error ?? "")  // notFound no airport …
+/// }
+/// ```
 public enum AirportsAPI {
+    /// The body of every error the API answers: `{"error": "no airport with icao 'ZZZZ'"}`.
+    public struct Problem: Decodable, Sendable, Equatable {
+        /// What was wrong, in a sentence.
+        public var error: String
+    }
+
     /// `GET /airports`: airports in icao order (or nearest first with `near`).
     public struct List: Endpoint {
         /// Whole records, one per airport.
         public typealias Response = [AirportRecord]
+        /// `{\"error\": …}`.
+        public typealias ErrorBody = Problem
         /// Only airports of this country code (`country=`); `nil` for every country.
         public var country: String?
         /// Matched case-insensitively against name or city (`q=`); `nil` for no search.
@@ -54,6 +72,8 @@ public enum AirportsAPI {
     public struct Get: Endpoint {
         /// The whole airport.
         public typealias Response = AirportRecord
+        /// `{\"error\": …}`.
+        public typealias ErrorBody = Problem
         /// The airport's ICAO code.
         public var icao: String
         /// The call for the airport `icao`.
@@ -66,6 +86,8 @@ public enum AirportsAPI {
     public struct Update: Endpoint {
         /// The whole airport after the update.
         public typealias Response = AirportRecord
+        /// `{\"error\": …}`.
+        public typealias ErrorBody = Problem
         /// The airport's icao and the members to change; absent members stay as they are.
         public var record: AirportRecord
         /// The call applying `record`.
@@ -82,6 +104,8 @@ public enum AirportsAPI {
     public struct Dataset: Endpoint {
         /// What the server holds.
         public typealias Response = DatasetInfo
+        /// `{\"error\": …}`.
+        public typealias ErrorBody = Problem
         /// The call.
         public init() {}
         /// `/dataset`.

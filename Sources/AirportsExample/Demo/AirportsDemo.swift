@@ -105,6 +105,24 @@ public enum AirportsDemo {
             throw DepotError(.storage, "the partial update did not arrive intact: \(String(describing: after))")
         }
 
+        // One airport as a screen asks for it: a resource fetches it, stores it through its mapper
+        // and hands it out as a card; an unknown one is the API's typed error body.
+        let loader = try ResourceLoader(engine: engine)
+        started = clock.now
+        let card = try await loader.load(.airport("ENBR", policy: .networkFirst), mappedBy: AirportCardMapper()).first
+        say(
+            "✓ client: GET /airports/ENBR through a resource, stored and mapped: \(card?.title ?? "-"), "
+                + "\(card?.place ?? "-"), \(card?.elevationMeters ?? 0) m (\(milliseconds(clock.now - started)) ms)")
+        do {
+            _ = try await loader.load(.airport("ZZZZ", policy: .networkFirst))
+            throw DepotError(.storage, "the API answered an airport ZZZZ")
+        } catch let error as HTTPError where error.kind == .notFound {
+            let problem = error.errorBody(as: AirportsAPI.Problem.self)
+            say(
+                "✓ client: GET /airports/ZZZZ → \(error.status ?? 0), the API's error body: \"\(problem?.error ?? "-")\""
+            )
+        }
+
         // Queries, each run inside the client's store.
         started = clock.now
         let withIATA = try await airports.count(where: \.iata != nil)
