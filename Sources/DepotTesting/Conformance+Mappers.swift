@@ -289,6 +289,14 @@ extension StoreConformance {
             #expect(try await airports.upsert(TestAirport.sample) == 0)
             #expect(try await airports.upsert(TestAirport.sample[0]) == false)
             try await airports.persist(TestAirport.sample, mapper: Identity())
+            // Patches: one lacking required columns (an update of stored rows), one of every column.
+            let same = TestAirport.sample[0]
+            #expect(try await airports.apply([Patch(key: same.icao).set(\.name, same.name)]) == 0)
+            #expect(
+                try await airports.apply([
+                    Patch(key: same.icao).set(\.name, same.name).set(\.country, same.country)
+                        .set(\.elevation, same.elevation)
+                ]) == 0)
             let users = store.repository(MapUser.self)
             try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserMapper())
             // The first commit announced after the no-op calls is the users' insert.
@@ -299,6 +307,13 @@ extension StoreConformance {
             #expect(try await airports.upsert(changed) == 1)
             #expect(await commits.next()?.tables == [TestAirport.schema.tableName])
             #expect(try await airports.find(changed[1].icao) == changed[1])
+            // A patch that changes one of two rows counts one.
+            #expect(
+                try await airports.apply([
+                    Patch(key: same.icao).set(\.name, same.name), Patch(key: changed[1].icao).set(\.name, "Again"),
+                ]) == 1)
+            #expect(await commits.next()?.tables == [TestAirport.schema.tableName])
+            #expect(try await airports.find(changed[1].icao)?.name == "Again")
         },
         ConformanceCase("a nested child's own nested list is stored too: users, posts, comments in one call") {
             (store: any Store) async throws in

@@ -72,13 +72,13 @@ struct PostgresDialectGoldenTests {
         #expect(keysOnly.sql.hasSuffix("ON CONFLICT (\"station\", \"sequence\") DO NOTHING"))
     }
 
-    @Test("update joins the arrays by key and sets only the batch's columns")
+    @Test("update joins the arrays by key, sets only the batch's columns and skips rows holding them already")
     func arrayUpdate() {
         let update = PostgresDialect().arrayWrite(into: table, columns: ["icao", "name"], mode: .update)
         #expect(
             update.sql
                 == "UPDATE \"airports\" SET \"name\" = u.c2 FROM UNNEST(CAST($1 AS text[]), "
                 + "CAST($2 AS text[])) AS u(c1, c2) "
-                + "WHERE \"airports\".\"icao\" = u.c1")
+                + "WHERE \"airports\".\"icao\" = u.c1 AND (\"airports\".\"name\" IS DISTINCT FROM u.c2)")
     }
 }

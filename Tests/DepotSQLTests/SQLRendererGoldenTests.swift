@@ -204,10 +204,12 @@ struct SQLRendererGoldenTests {
                 == "INSERT INTO \"airports\" (\"icao\") VALUES ($1) ON CONFLICT (\"icao\") DO NOTHING")
         #expect(
             sqlite.insert(into: table, columns: ["icao", "name", "iata"], mode: .update)
-                == "UPDATE \"airports\" SET \"name\" = ?2, \"iata\" = ?3 WHERE \"icao\" = ?1")
+                == "UPDATE \"airports\" SET \"name\" = ?2, \"iata\" = ?3 WHERE \"icao\" = ?1 "
+                + "AND (\"name\" IS NOT ?2 OR \"iata\" IS NOT ?3)")
         #expect(
             postgres.insert(into: Reading.schema.table, columns: ["station", "sequence", "value"], mode: .update)
-                == "UPDATE \"readings\" SET \"value\" = $3 WHERE \"station\" = $1 AND \"sequence\" = $2")
+                == "UPDATE \"readings\" SET \"value\" = $3 WHERE \"station\" = $1 AND \"sequence\" = $2 "
+                + "AND (\"value\" IS DISTINCT FROM $3)")
         let delete = sqlite.delete(from: table, where: (\TestAirport.country == "NO").node)
         #expect(delete.sql == "DELETE FROM \"airports\" WHERE \"country\" = ?")
         #expect(sqlite.delete(from: table, where: nil).sql == "DELETE FROM \"airports\"")

@@ -181,8 +181,8 @@ struct InMemoryDatabase: Sendable {
                 for (offset, position) in positions.enumerated() {
                     existing[position] = values[values.startIndex + offset]
                 }
-                // An upsert that changes nothing leaves the row as it was, as SQL stores do.
-                if mode == .upsert && existing == before { continue }
+                // A write that changes nothing leaves the row as it was, as SQL stores do.
+                if existing == before { continue }
                 try Self.checkNotNull(existing, shape, key: key)
                 table.rows[key] = existing
                 written += 1

@@ -35,13 +35,18 @@ extension Repository {
     ///
     /// A group whose patches lack a required column is written as an `UPDATE` of the stored rows;
     /// when it updates fewer rows than it holds, one more query finds the key that is not stored.
+    /// A row that holds a patch's values already is left alone: a call that changes nothing
+    /// commits no change and wakes no observer.
+    ///
+    /// - Returns: How many rows were inserted or changed.
     ///
     /// - Throws: ``DepotError`` of kind `.invalidQuery` when a patch's key has the wrong number of
     ///   values or a patch sets `null` for a non-optional column; `.missingColumns` when a patch
     ///   for a key that is not stored lacks required columns (naming the key and the columns);
     ///   `.constraintViolation` when an assigned ``ToOne`` key names no stored row; and the kinds
     ///   every call may throw (see ``Repository``).
-    public func apply(_ patches: some Sequence<Patch<Root>>) async throws {
+    @discardableResult
+    public func apply(_ patches: some Sequence<Patch<Root>>) async throws -> Int {
         let schema = try checkedSchema()
         let keyWidth = schema.primaryKeyIndices.count
         // Merge patches of the same key, keeping first-seen order; one hash per patch.
@@ -123,20 +128,25 @@ extension Repository {
             return (RowBatch(columns: all.map { schema.columns[$0].name }, values: values), lacking)
         }
         let table = schema.table
-        try await context.atomically { writer in
+        return try await context.atomically { writer in
+            var changed = 0
             for (batch, lacking) in planned {
                 if lacking.isEmpty {
-                    try await write(batch, mode: .upsert, writer)
+                    changed += try await write(batch, mode: .upsert, writer)
                 } else {
                     // Every key must be stored already: an UPDATE of the assigned columns, and when it
                     // wrote fewer rows than the batch holds (or nothing, for key-only patches), the
                     // key that is missing fails the whole call.
+                    // (Rows that hold the values already are not written either: then the keys
+                    // are counted, and found.)
                     let written = try await write(batch, mode: .update, writer)
+                    changed += written
                     if written < batch.count {
                         try await Self.requireStored(batch, lacking: lacking, table: table, writer: writer)
                     }
                 }
             }
+            return changed
         }
     }
 
@@ -181,11 +191,13 @@ extension Repository {
     ///
     /// Every source is mapped before anything is written.
     ///
+    /// - Returns: How many rows were inserted or changed.
     /// - Throws: ``DepotError`` of kind `.mappingFailed` wrapping an error the mapper throws (a
     ///   ``DepotError`` it throws passes through as it is); then what ``apply(_:)`` throws.
+    @discardableResult
     public func persist<Mapper: PatchMapper>(
         _ sources: some Sequence<Mapper.Source>, mapper: Mapper
-    ) async throws where Mapper.Target == Root {
+    ) async throws -> Int where Mapper.Target == Root {
         try await apply(Self.mapping(sources, with: Mapper.self) { try mapper.patch(from: $0) })
     }
 }

@@ -176,6 +176,8 @@ extension StoreWriter {
             let updated = try query.apply(to: row)
             values += positions.map { updated[$0] }
         }
-        return try await write(RowBatch(columns: written, values: values), into: table, mode: .update)
+        // Matched, as an SQL `UPDATE` counts: rows that hold the values already are not written.
+        try await write(RowBatch(columns: written, values: values), into: table, mode: .update)
+        return rows.count
     }
 }

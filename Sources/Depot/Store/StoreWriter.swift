@@ -44,8 +44,8 @@ public enum WriteMode: Sendable, Hashable {
     case insert
     /// Insert new rows, update the batch's columns of existing ones.
     case upsert
-    /// Update the batch's columns of existing rows; keys not stored are skipped. (Engines check
-    /// NOT NULL on an upsert's proposed row before its conflict, so partial updates of stored
-    /// rows use this.)
+    /// Update the batch's columns of existing rows; keys not stored are skipped, and so are rows
+    /// that hold the batch's values already (neither is counted). (Engines check NOT NULL on an
+    /// upsert's proposed row before its conflict, so partial updates of stored rows use this.)
     case update
 }

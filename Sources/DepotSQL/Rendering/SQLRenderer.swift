@@ -150,7 +150,9 @@ public struct SQLRenderer: Sendable {
         let assigned = columns.filter { !table.primaryKey.contains($0) }
         let sets = assigned.map { "\(quote($0)) = \(numbered($0))" }.joined(separator: ", ")
         let keys = table.primaryKey.map { "\(quote($0)) = \(numbered($0))" }.joined(separator: " AND ")
-        return "UPDATE \(quote(table.name)) SET \(sets) WHERE \(keys)"
+        // A row that holds the values already is left alone, and not counted.
+        let changed = assigned.map { dialect.differs(quote($0), numbered($0)) }.joined(separator: " OR ")
+        return "UPDATE \(quote(table.name)) SET \(sets) WHERE \(keys)" + (assigned.isEmpty ? "" : " AND (\(changed))")
     }
 
     /// The `DELETE` of the rows matching `predicate` (all rows when `nil`).

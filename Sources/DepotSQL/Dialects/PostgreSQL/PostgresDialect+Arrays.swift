@@ -42,9 +42,12 @@ extension PostgresDialect {
             let sets = assigned.map { "\(quote($0)) = \(source($0))" }.joined(separator: ", ")
             let match = table.primaryKey.map { "\(quote(table.name)).\(quote($0)) = \(source($0))" }
                 .joined(separator: " AND ")
+            // A row that holds the values already is left alone, and not counted.
+            let changed = assigned.map { differs("\(quote(table.name)).\(quote($0))", source($0)) }
+                .joined(separator: " OR ")
             let sql =
                 "UPDATE \(quote(table.name)) SET \(sets) FROM UNNEST(\(arrays)) AS u("
-                + alias.joined(separator: ", ") + ") WHERE \(match)"
+                + alias.joined(separator: ", ") + ") WHERE \(match)" + (assigned.isEmpty ? "" : " AND (\(changed))")
             return ArrayWrite(sql: sql, columnTypes: types)
         }
     }
