@@ -5,9 +5,8 @@ import Depot
 import Foundation
 
 // readme:begin
-struct UserResponse: Decodable, Sendable {  // what the API sends
-    let identifier: String, name: String, kind: String, image: ImageResponse?
-    let isOnline: Bool?  // absent when the API does not know: keep what is stored
+struct UserResponse: Decodable, Sendable {  // what the API sends; isOnline is absent when unknown
+    let identifier: String, name: String, kind: String, isOnline: Bool?, image: ImageResponse?
 }
 struct ImageResponse: Decodable, Sendable { let url: URL, width: Int, height: Int }
 
@@ -15,9 +14,7 @@ struct ImageResponse: Decodable, Sendable { let url: URL, width: Int, height: In
 struct UserEntity {  // what is stored: two tables
     @PrimaryKey var id: UUID
     @Unique @Column("remote_id") var remoteID: String
-    var name: String, kind: String
-    @Column("is_online") var isOnline: Bool?
-    @Column("image_url") var imageURL: URL?
+    var name: String, kind: String, isOnline: Bool?, imageURL: URL?
     static let image = ToOne<UserEntity, ImageEntity>(\.imageURL, onDelete: .nullify)
     static var relations: [any Relation<UserEntity>] { [image] }
 }

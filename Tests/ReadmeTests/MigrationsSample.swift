@@ -6,18 +6,6 @@ import DepotSQLite
 import DepotTesting
 import Testing
 
-/// The airports table as step 1 creates it.
-struct AirportV1: Entity, Equatable {
-    var icao: String
-    var name: String
-    var elevation: Int
-    static let schema = Schema<AirportV1>("airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.name, "name")
-        Column(\.elevation, "elevation")
-    }
-}
-
 /// After step 2: a country code.
 struct AirportV2: Entity, Equatable {
     var icao: String
@@ -32,19 +20,22 @@ struct AirportV2: Entity, Equatable {
     }
 }
 
-/// After step 5: `name` renamed to `title`, `elevation` an optional `Double`.
-struct AirportV5: Entity, Equatable {
-    var icao: String
+// readme:begin
+@Entity("airports")
+struct AirportV1: Equatable {  // the table as step 1 creates it
+    @PrimaryKey var icao: String
+    var name: String
+    var elevation: Int  // feet
+}
+
+@Entity("airports")
+struct AirportV5: Equatable {  // after step 5: name renamed to title, elevation optional
+    @PrimaryKey var icao: String
     var title: String
     var elevation: Double?
     var country: String
-    static let schema = Schema<AirportV5>("airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.title, "title")
-        Column(\.elevation, "elevation")
-        Column(\.country, "country")
-    }
 }
+// readme:end
 
 // readme:begin
 let migrations = Migrations([

@@ -2,24 +2,24 @@
 // Compiled, not run: its loops end only when the task is cancelled.
 import Depot
 
-private func show(_ list: [Airport]) { print(list.map(\.icao)) }
-private func apply(_ change: ResultChange<Airport>) { print(change.inserted, change.removed) }
-
-func observeNorway(airports: Repository<Airport>) async throws {
+func observeNorway(store: some Store) async throws {
     // readme:begin
+    let airports = store.repository(Airport.self)  // the quick start's entity
+
     // The current result, then a new one after every commit that changed it.
     for try await list in airports.observe(where: \.country == "NO", orderBy: [.ascending(\.name)]) {
-        show(list)
+        print(list.map(\.name))  // a view would show them
     }
 
     // The same, with a row-level diff against the previous element, keyed by primary key.
+    var shown: [Airport] = []
     for try await change in airports.changes(where: \.country == "NO", orderBy: [.ascending(\.name)]) {
         // change.removed / change.moved.from: old indices; change.inserted / change.moved.to /
-        // change.updated: new indices. change.applied(to: previous) == change.result.
-        apply(change)
+        // change.updated: new indices (a table view animates these).
+        shown = change.applied(to: shown)  // == change.result
     }
 
     // A burst of writes becomes one element after 100 ms of quiet (or .throttle: one per interval).
-    for try await list in airports.observe(timing: .debounce(.milliseconds(100))) { show(list) }
+    for try await list in airports.observe(timing: .debounce(.milliseconds(100))) { print(list.count) }
     // readme:end
 }

@@ -3,23 +3,15 @@
 import Depot
 import Foundation
 
-/// The stored entity the sample's DTO patches.
-struct Contact: Entity, Equatable {
-    var id: Int
-    var name: String
-    var email: String?
-    var isOnline: Bool?
-
-    static let schema = Schema<Contact>("contacts", primaryKey: \.id) {
-        Column(\.id, "id")
-        Column(\.name, "name")
-        Column(\.email, "email")
-        Column(\.isOnline, "is_online")
-    }
+// readme:begin
+@Entity("contacts")
+struct Contact: Equatable {  // what is stored
+    @PrimaryKey var id: Int
+    var name: String, email: String?
+    @Column("is_online") var isOnline: Bool?
 }
 
-// readme:begin
-struct ContactDTO: Codable, Sendable {
+struct ContactDTO: Codable, Sendable {  // what the API sends: any subset of the members
     let id: Int
     @Field var name: String?
     @Field var isOnline: Bool?

@@ -145,3 +145,31 @@ struct ReadmeSampleTests {
         }
     }
 }
+
+@Suite("README: table of contents")
+struct ReadmeContentsTests {
+    @Test("the table of contents lists every section and subsection, in order, with GitHub's anchors")
+    func contentsMatchHeadings() throws {
+        let lines = try String(contentsOf: ReadmeSamples.root.appendingPathComponent("README.md"), encoding: .utf8)
+            .components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "## Contents"))
+        let end = try #require(lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") })
+        let listed = lines[(start + 1)..<end].filter { !$0.isEmpty }
+        var inCode = false
+        var headings: [String] = []
+        for (index, line) in lines.enumerated() where !(start..<end).contains(index) {
+            if line.hasPrefix("```") { inCode.toggle() }
+            guard !inCode else { continue }
+            for (prefix, indent) in [("## ", ""), ("### ", "  ")] where line.hasPrefix(prefix) {
+                let title = String(line.dropFirst(prefix.count))
+                let anchor = String(
+                    title.lowercased().unicodeScalars.filter {
+                        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == " " || $0 == "-"
+                    }
+                ).replacingOccurrences(of: " ", with: "-")
+                headings.append("\(indent)- [\(title)](#\(anchor))")
+            }
+        }
+        #expect(listed == headings)
+    }
+}
