@@ -8,7 +8,7 @@ import Foundation
 /// present), the values the edit started from (`baseValue(_:)`: how a server
 /// detects a conflict) and the ``OutgoingChange/idempotencyKey`` (how it applies a delivery it
 /// already applied only once). Its response is a ``PushResult``: applied, or a conflict with the
-/// server's row; a status the endpoint does not accept throws, and a 4xx other than 408/429 is
+/// server's row; a status the endpoint does not accept throws, and a 4xx other than 401/408/429 is
 /// kept as a rejection (``PendingChange``).
 ///
 /// ```swift

@@ -146,7 +146,7 @@ public enum SyncProtocol {
 
     /// The answer to a push.
     public struct PushAnswer: Codable, Sendable, Equatable {
-        /// `"applied"` (200) or `"conflict"` (409).
+        /// `"applied"` (200), `"resolved"` (200: the table resolves conflicts on the server) or `"conflict"` (409).
         public var status: String
         /// The row as the server holds it after the push (or, in a conflict, now); `null` when
         /// it does not exist.

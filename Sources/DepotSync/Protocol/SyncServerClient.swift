@@ -15,7 +15,7 @@ extension SyncedEntity {
     /// - Parameters:
     ///   - type: The entity; the server serves the same table (same columns, same key).
     ///   - path: Where the server's sync routes are, relative to the client's base URL.
-    ///   - pageSize: Rows per feed page (the server may cap it).
+    ///   - pageSize: Rows per feed page: at most the server's maximum page size, which refuses a larger one.
     ///   - conflicts: What to do when a pushed edit meets a changed row (the server's row wins by
     ///     default).
     public static func entity<Root: Entity>(
