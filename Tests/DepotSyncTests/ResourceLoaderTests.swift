@@ -350,7 +350,13 @@ extension ResourceLoaderTests {
             clock.advance(120)
             var states = loader.refreshStates(resource).makeAsyncIterator()
             #expect(try await loader.load(resource).map(\.name) == [expected.name])
-            while let state = await states.next(), state.lastRefreshed != clock.date() {}
+            // Until the background refresh ends: stored, or failed (then the expectations below fail).
+            var last = RefreshState()
+            while let state = await states.next() {
+                last = state
+                if state.lastRefreshed == clock.date() || state.error != nil { break }
+            }
+            #expect(last.error == nil)
             #expect(transport.count(path) == 2)
             #expect(try await loader.load(resource).map(\.name) == ["New"])
         }
