@@ -38,12 +38,14 @@ extension APIClient {
         /// request's header fields (``HTTPTracing``): the tracer swift-distributed-tracing is
         /// bootstrapped with when the configuration is made (none with the default no-op tracer).
         public var tracing: HTTPTracing = .bootstrapped
-        /// Whether identical `GET` and `HEAD` calls in flight at once send one request (`true` by
+        /// Whether identical `GET` and `HEAD` calls in flight at once send one request (`false` by
         /// default): calls of the same endpoint path with the same URL, header fields and timeout
         /// wait for the first one's exchange (its middleware, retries and deadline), and each
         /// decodes the response itself. A caller whose task is cancelled leaves alone; the request
-        /// is cancelled when the last caller leaves.
-        public var sharesIdenticalRequests = true
+        /// is cancelled when the last caller leaves. A shared call runs in a task of its own, one
+        /// hop later than a call run in the caller's task: on a busy machine a call with a deadline
+        /// of a few milliseconds may reach the transport (or the token provider) later.
+        public var sharesIdenticalRequests = false
 
         /// The default configuration.
         public init() {}

@@ -12,7 +12,7 @@ extension TransportTests {
     @Test("Identical GETs in flight at once send one request, and each caller gets the response", arguments: transports)
     func identicalGETsShareOneRequest(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
-        let client = try await kind.client()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
         let id = UUID().uuidString
         let callers = (0..<3).map { _ in Task { try await client.send(Self.held(id)) } }
         await client.shared.arrivals(3)
@@ -29,7 +29,7 @@ extension TransportTests {
     @Test("A shared failure reaches every caller as its own HTTPError", arguments: transports)
     func sharedFailure(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
-        let client = try await kind.client()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
         let id = UUID().uuidString
         let callers = (0..<2).map { _ in Task { await httpError { try await client.send(Self.held(id, status: 404)) } }
         }
@@ -46,7 +46,7 @@ extension TransportTests {
     @Test("A cancelled caller leaves alone: the others still get the shared response", arguments: transports)
     func cancelledCallerLeavesAlone(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
-        let client = try await kind.client()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
         let id = UUID().uuidString
         let staying = Task { try await client.send(Self.held(id)) }
         let leaving = Task { await httpError { try await client.send(Self.held(id)) } }
@@ -65,7 +65,7 @@ extension TransportTests {
         arguments: transports)
     func lastCallerLeaving(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
-        let client = try await kind.client()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
         let id = UUID().uuidString
         let only = Task { await httpError { try await client.send(Self.held(id)) } }
         await client.shared.arrivals(1)
@@ -81,7 +81,7 @@ extension TransportTests {
     @Test("Calls that differ in URL, header fields, method or the setting are not shared", arguments: transports)
     func notShared(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
-        let client = try await kind.client()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
         let id = UUID().uuidString
         var traced = Self.held(id)
         traced.headers["X-Trace"] = "other"
@@ -90,7 +90,7 @@ extension TransportTests {
         let otherURL = Task { try await client.send(Self.held(id, status: 200).adding(query: "page", "2")) }
         await client.shared.arrivals(3)
         #expect(client.shared.inFlight == 3)
-        let separate = try await kind.client { $0.sharesIdenticalRequests = false }
+        let separate = try await kind.client()  // off by default
         let unshared = (0..<2).map { _ in Task { try await separate.send(Self.held(id)) } }
         HeldRequests.released(id).fire()
         for caller in [first, otherHeaders, otherURL] + unshared {
