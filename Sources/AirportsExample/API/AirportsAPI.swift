@@ -16,7 +16,8 @@ import Foundation
 /// do {
 ///     _ = try await client.send(AirportsAPI.Get(icao: "ZZZZ"))
 /// } catch let error as HTTPError {
-///     print(error.kind, error.errorBody(as: AirportsAPI.Problem.self)?.error ?? "")  // notFound no airport …
+///     // The API's sentence; a body that is not a Problem is named in `detail` instead.
+///     print(error.kind, error.errorBody(as: AirportsAPI.Problem.self)?.error ?? error.detail)
 /// }
 /// ```
 public enum AirportsAPI {

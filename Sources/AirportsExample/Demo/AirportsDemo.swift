@@ -117,10 +117,10 @@ public enum AirportsDemo {
             _ = try await loader.load(.airport("ZZZZ", policy: .networkFirst))
             throw DepotError(.storage, "the API answered an airport ZZZZ")
         } catch let error as HTTPError where error.kind == .notFound {
-            let problem = error.errorBody(as: AirportsAPI.Problem.self)
-            say(
-                "✓ client: GET /airports/ZZZZ → \(error.status ?? 0), the API's error body: \"\(problem?.error ?? "-")\""
-            )
+            guard let problem = error.errorBody(as: AirportsAPI.Problem.self) else {
+                throw DepotError(.decodingFailed, "GET /airports/ZZZZ answered no {\"error\": …} body: \(error.detail)")
+            }
+            say("✓ client: GET /airports/ZZZZ → \(error.status ?? 0), the API's error body: \"\(problem.error)\"")
         }
 
         // Queries, each run inside the client's store.
