@@ -47,6 +47,16 @@ struct SQLiteMigrationTests {
         }
     }
 
+    @Test("three processes on one new file migrate once between them, and each observer sees the others' writes")
+    func instancesSeeEachOther() async throws {
+        let folder = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        try await MigrationProbe.expectInstancesSeeEachOther(["--store", path])
+        #expect(try await SQLiteStore(path: path).appliedMigrations().map(\.version) == [1, 2])
+        #expect(try await SQLiteStore(path: path).repository(DoubledProbeItem.self).count() == 1000 + 3 + 300)
+    }
+
     /// Tables made by a raw SQL step with what SQLite's rebuild used to lose: `UNIQUE`, `CHECK`,
     /// `COLLATE`, a `DEFAULT` on the column that changes, an index, a trigger, a view, and children
     /// that cascade or set NULL when a parent row is deleted.
