@@ -257,9 +257,17 @@ public final class PostgresEngine: SQLEngine {
                                 replica, connections: 1, applicationName: "depot replica check"),
                             backgroundLogger: PostgresOperations.logger))
                 }, metrics: metrics, logger: configuration.logging.logger)
+            let primary = client
+            let address = configuration.address
+            let timeout = configuration.replicaTimeout
             routing.startMonitoring(
                 interval: configuration.replicaCheckInterval, timeout: configuration.replicaTimeout,
-                maximumLag: configuration.maximumReplicaLag)
+                maximumLag: configuration.maximumReplicaLag,
+                primaryPosition: {
+                    try await Self.leased(
+                        client: primary, address: address, timeout: timeout, pool: nil, answerWithin: timeout
+                    ) { try await Self.position(on: $0) }
+                })
             self.routing = routing
         } else {
             routing = nil
@@ -327,15 +335,31 @@ public final class PostgresEngine: SQLEngine {
             let value = try await body(
                 PostgresEngineConnection(connection: connection, address: self.configuration.address))
             if let routing = self.routing {
-                let rows = try await connection.query(
-                    PostgresQuery(unsafeSQL: "SELECT pg_current_wal_insert_lsn()::text"),
-                    logger: PostgresOperations.logger)
-                for try await text in rows.decode(String.self) {
-                    if let position = WALPosition(text) { routing.wrote(upTo: position) }
+                // Committed already: a failure to read the position (a cancelled task, a lost
+                // connection) must not fail the write. Its reads go to the primary until a later
+                // reading of the primary's position covers it.
+                let position = try? await Task { try await Self.position(on: connection) }.value
+                if let position {
+                    routing.wrote(upTo: position)
+                } else {
+                    routing.lostPosition { [weak self] in
+                        guard let self else { throw CancellationError() }
+                        return try await self.withConnection { try await Self.position(on: $0) }
+                    }
                 }
             }
             return value
         }
+    }
+
+    /// Where the primary's log ends now, as `connection` (to the primary) answers.
+    static func position(on connection: PostgresConnection) async throws -> WALPosition {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresReplica.primaryPositionSQL), logger: PostgresOperations.logger)
+        var position: WALPosition?
+        for try await text in rows.decode(String.self) { position = WALPosition(text) }
+        guard let position else { throw DepotError(.storage, "PostgreSQL answered no log position") }
+        return position
     }
 
     /// A read's result, told apart from a declined read.
@@ -352,8 +376,13 @@ public final class PostgresEngine: SQLEngine {
             routing.readOnPrimary(.fresh)
             return nil
         }
+        if routing.hasUnknownWrites {
+            routing.readOnPrimary(.behindOwnWrite)
+            return nil
+        }
         let needed = routing.neededPosition
-        let wait = configuration.readYourWritesWait
+        // One wait for this store's write, shared by every replica tried.
+        let deadline = ContinuousClock.now + configuration.readYourWritesWait
         var reason = ReplicaMeters.Reason.noReplica
         for replica in routing.rotation {
             guard let replayed = replica.servingPosition else { continue }
@@ -362,7 +391,7 @@ public final class PostgresEngine: SQLEngine {
                 let served = try await Self.leased(
                     client: replica.client, address: replica.address, timeout: configuration.replicaTimeout, pool: nil
                 ) { connection -> Served<T>? in
-                    if mustWait, try await !Self.wait(on: connection, of: replica, toReplay: needed, within: wait) {
+                    if mustWait, try await !Self.wait(on: connection, of: replica, toReplay: needed, until: deadline) {
                         return nil
                     }
                     return Served(
@@ -375,12 +404,16 @@ public final class PostgresEngine: SQLEngine {
                 }
                 reason = .behindOwnWrite
             } catch let error as DepotError where error.kind == .connection {
-                routing.failed(replica, error)
+                if Task.isCancelled { throw CancellationError() }
+                // A pool with no connection free in time is busy, or its server is down: this read
+                // goes elsewhere, and the replica's own check tells which.
+                if !(error.underlying is NoConnectionInTime) { routing.failed(replica, error) }
                 reason = .replicaFailed
-            } catch let error as DepotError where error.kind == .transaction {
-                // A read a standby cancelled for a conflict with recovery: the primary answers it.
+            } catch let error as DepotError where Self.isReplicaBehind(error) {
+                // A read a standby cancelled for a conflict with recovery, or one naming a table or
+                // function it has not replayed yet: the primary answers it.
                 logging.logger.notice(
-                    "replica \(replica.address) cancelled a read; reading on the primary",
+                    "replica \(replica.address) could not answer a read; reading on the primary",
                     metadata: ["replica": "\(replica.address)", "error": "\(error.message)"])
                 reason = .replicaFailed
             }
@@ -389,13 +422,22 @@ public final class PostgresEngine: SQLEngine {
         return nil
     }
 
-    /// Waits until the replica on `connection` has replayed the log up to `position`, for at most
-    /// `wait`; returns whether it has.
+    /// Whether a replica's failure of a read says it is behind, not that the read is wrong: a
+    /// conflict with recovery, a table (42P01) or function (42883) it has not replayed yet.
+    private static func isReplicaBehind(_ error: DepotError) -> Bool {
+        if error.kind == .transaction { return true }
+        guard let failure = error.underlying as? PSQLError, let state = failure.serverInfo?[.sqlState] else {
+            return false
+        }
+        return state == "42P01" || state == "42883"
+    }
+
+    /// Waits until the replica on `connection` has replayed the log up to `position`, until
+    /// `deadline` at most; returns whether it has.
     private static func wait(
         on connection: PostgresConnection, of replica: PostgresReplica, toReplay position: WALPosition,
-        within wait: Duration
+        until deadline: ContinuousClock.Instant
     ) async throws -> Bool {
-        let deadline = ContinuousClock.now + wait
         var pause = Duration.milliseconds(1)
         while true {
             let rows = try await connection.query(
@@ -440,9 +482,12 @@ public final class PostgresEngine: SQLEngine {
 
     /// Runs `body` on a connection of `client`'s pool, failing with a `.connection` error naming
     /// `address` when none can be had within `timeout`.
+    /// With `answerWithin`, the whole call — the wait for a connection and `body` — fails with a
+    /// `.connection` error after that long (the replicas' checks: a replica that stops answering
+    /// must not hold its check forever).
     static func leased<T: Sendable>(
         client: PostgresClient, address: String, timeout: Duration, pool: PoolMeters?,
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        answerWithin: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let started = StartFlag()
         let asked = ContinuousClock.now
@@ -458,9 +503,14 @@ public final class PostgresEngine: SQLEngine {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    if started.value.load(ordering: .sequentiallyConsistent) { return nil }
+                    if started.value.load(ordering: .sequentiallyConsistent) {
+                        guard let answerWithin else { return nil }
+                        try await Task.sleep(until: asked + answerWithin)
+                        throw DepotError(.connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
+                    }
                     throw DepotError(
-                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)")
+                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)",
+                        underlying: NoConnectionInTime())
                 }
                 while let outcome = try await group.next() {
                     if let value = outcome {
@@ -471,6 +521,8 @@ public final class PostgresEngine: SQLEngine {
                 throw CancellationError()
             }
         } catch {
+            // A cancelled caller is told so, not that the server could not be reached.
+            if Task.isCancelled, !(error is DepotError) { throw CancellationError() }
             // Before a connection is in hand every failure is about reaching the server; after,
             // the body's own errors pass through and PostgreSQL's are named.
             if !started.value.load(ordering: .sequentiallyConsistent), !(error is DepotError),
@@ -816,6 +868,10 @@ final class PoolMeters: Sendable {
         gauge.record(inUse.subtract(1, ordering: .relaxed).newValue)
     }
 }
+
+/// Why a call failed with a `.connection` error: its pool lent no connection within the connect
+/// timeout (the server is down, or every connection is busy).
+struct NoConnectionInTime: Error {}
 
 /// Set once a pooled connection is in hand (the connect timeout no longer applies).
 private final class StartFlag: Sendable {

@@ -99,16 +99,39 @@ final class PostgresReplica: Sendable {
         }
     }
 
-    /// What a replica answers about itself: whether it is a standby, what it has replayed, and
-    /// how far it is behind (0 when it has replayed all it received).
-    static let checkSQL = """
-        SELECT pg_is_in_recovery(), COALESCE(pg_last_wal_replay_lsn()::text, ''), \
-        (CASE WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 \
-        ELSE COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0) END)::float8
-        """
+    /// What a replica answers about itself: whether it is a standby, and what it has replayed.
+    static let checkSQL = "SELECT pg_is_in_recovery(), COALESCE(pg_last_wal_replay_lsn()::text, '')"
 
     /// The position a replica has replayed.
     static let replayedSQL = "SELECT COALESCE(pg_last_wal_replay_lsn()::text, '')"
+
+    /// The end of the primary's log as written (what a replica has to replay to be current).
+    static let primaryPositionSQL = "SELECT pg_current_wal_insert_lsn()::text"
+}
+
+/// The primary's log position over time, sampled by the monitor: how long ago the primary was
+/// past a position tells how far behind a replica that has replayed only up to it is, on the
+/// primary's clock (no clock skew), whether the replica still streams or not.
+struct PrimaryHistory: Sendable {
+    private var samples: [(at: ContinuousClock.Instant, position: WALPosition)] = []
+
+    /// Records where the primary's log ended at `instant`, keeping the samples of the last `span`.
+    mutating func record(_ position: WALPosition, at instant: ContinuousClock.Instant, keeping span: Duration) {
+        samples.append((instant, position))
+        if let first = samples.firstIndex(where: { instant - $0.at <= span }), first > 0 {
+            // Keep one sample older than the span: it bounds the lag of a replica behind all others.
+            samples.removeFirst(first - 1)
+        }
+    }
+
+    /// How far behind a replica that has replayed up to `replayed` is at `now`: since the first
+    /// sample it has not replayed (zero when it has replayed the latest); `nil` before any sample.
+    func lag(of replayed: WALPosition, at now: ContinuousClock.Instant) -> Duration? {
+        guard let latest = samples.last else { return nil }
+        if replayed >= latest.position { return .zero }
+        guard let first = samples.first(where: { $0.position > replayed }) else { return .zero }
+        return now - first.at
+    }
 }
 
 /// Where reads go when replicas are configured, and the metrics that say so.
@@ -116,10 +139,14 @@ final class ReplicaRouting: Sendable {
     let replicas: [PostgresReplica]
     /// The end of this store's latest committed write on the primary.
     private let lastWrite = Atomic<UInt64>(0)
+    /// Writes whose end could not be read after their commit and is not recovered yet: reads go to
+    /// the primary meanwhile.
+    private let unknownWrites = Atomic<Int>(0)
     private let next = Atomic<Int>(0)
     private let meters: ReplicaMeters
     private let logger: Logger
     private let monitor: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let history = Mutex(PrimaryHistory())
 
     init(replicas: [PostgresReplica], metrics: SQLMetrics, logger: Logger) {
         self.replicas = replicas
@@ -127,25 +154,47 @@ final class ReplicaRouting: Sendable {
         self.logger = logger
     }
 
-    /// Starts checking every replica every `interval` (once).
-    func startMonitoring(interval: Duration, timeout: Duration, maximumLag: Duration) {
+    /// Starts checking every replica every `interval`, each on its own (a replica that hangs
+    /// delays no other's check), and sampling the primary's position with `primaryPosition`.
+    func startMonitoring(
+        interval: Duration, timeout: Duration, maximumLag: Duration,
+        primaryPosition: @escaping @Sendable () async throws -> WALPosition
+    ) {
         monitor.withLock { task in
             guard task == nil, !replicas.isEmpty else { return }
             task = Task { [replicas, weak self] in
-                while !Task.isCancelled {
-                    await withTaskGroup(of: Void.self) { group in
-                        for replica in replicas {
-                            group.addTask { await self?.check(replica, timeout: timeout, maximumLag: maximumLag) }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        while !Task.isCancelled {
+                            if let position = try? await primaryPosition() {
+                                self?.history.withLock {
+                                    $0.record(position, at: .now, keeping: maximumLag + interval * 2)
+                                }
+                            }
+                            try? await Task.sleep(for: interval)
                         }
                     }
-                    try? await Task.sleep(for: interval)
+                    for replica in replicas {
+                        group.addTask {
+                            while !Task.isCancelled {
+                                await self?.check(replica, timeout: timeout, maximumLag: maximumLag)
+                                try? await Task.sleep(for: interval)
+                            }
+                        }
+                    }
                 }
             }
         }
     }
 
+    /// Stops the checks (waiting for them), then closes the replicas' pools.
     func close() async {
-        monitor.withLock { $0?.cancel() }
+        let task = monitor.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
         for replica in replicas { await replica.close() }
     }
 
@@ -162,6 +211,27 @@ final class ReplicaRouting: Sendable {
         }
     }
 
+    /// A write committed but its end could not be read: reads go to the primary until
+    /// `position` — the primary's position read later, which covers it — is had.
+    func lostPosition(recover position: @escaping @Sendable () async throws -> WALPosition) {
+        unknownWrites.add(1, ordering: .acquiringAndReleasing)
+        Task { [weak self] in
+            var pause = Duration.milliseconds(50)
+            while self != nil {
+                if let position = try? await position() {
+                    self?.wrote(upTo: position)
+                    self?.unknownWrites.subtract(1, ordering: .acquiringAndReleasing)
+                    return
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+
+    /// Whether a write of this store has an end not known yet (reads go to the primary).
+    var hasUnknownWrites: Bool { unknownWrites.load(ordering: .acquiring) > 0 }
+
     /// The end of this store's latest write, which a replica must have replayed before it serves
     /// this store's reads.
     var neededPosition: WALPosition { WALPosition(value: lastWrite.load(ordering: .acquiring)) }
@@ -172,33 +242,41 @@ final class ReplicaRouting: Sendable {
         return replicas.indices.map { replicas[(start &+ $0) % replicas.count] }
     }
 
-    /// Checks `replica`: what it has replayed, how far behind it is; logs and counts a change.
+    /// Checks `replica` within `timeout` in all: whether it is a standby, what it has replayed,
+    /// how far behind the primary that is; logs and counts a change.
     func check(_ replica: PostgresReplica, timeout: Duration, maximumLag: Duration) async {
         let status: PostgresReplica.Status
         do {
             let answer = try await PostgresEngine.leased(
-                client: replica.checker, address: replica.address, timeout: timeout, pool: nil
+                client: replica.checker, address: replica.address, timeout: timeout, pool: nil, answerWithin: timeout
             ) { connection in
                 let rows = try await connection.query(
                     PostgresQuery(unsafeSQL: PostgresReplica.checkSQL), logger: PostgresOperations.logger)
-                var answer: (Bool, String, Double)?
-                for try await row in rows.decode((Bool, String, Double).self) { answer = row }
+                var answer: (Bool, String)?
+                for try await row in rows.decode((Bool, String).self) { answer = row }
                 return answer
             }
-            guard let (isStandby, replayedText, lagSeconds) = answer else {
+            guard let (isStandby, replayedText) = answer else {
                 throw DepotError(.storage, "the replica answered no row")
             }
             if !isStandby {
                 status = .unavailable("it is not a standby (pg_is_in_recovery() is false)")
             } else {
                 if let position = WALPosition(replayedText) { replica.replayed(position) }
-                let lag = Duration.milliseconds(Int64((lagSeconds * 1000).rounded()))
-                status = lag > maximumLag ? .lagging(lag) : .serving
-                meters.lag(replica.address, seconds: lagSeconds)
+                let replayed = replica.state.withLock { $0.replayed }
+                if let lag = history.withLock({ $0.lag(of: replayed, at: .now) }) {
+                    status = lag > maximumLag ? .lagging(lag) : .serving
+                    meters.lag(
+                        replica.address,
+                        seconds: Double(lag.components.seconds) + Double(lag.components.attoseconds) / 1e18)
+                } else {
+                    status = .unchecked  // the primary's position is not known yet
+                }
             }
         } catch is CancellationError {
             return
         } catch {
+            if Task.isCancelled { return }
             status = .unavailable(Self.describe(error))
         }
         record(status, of: replica, maximumLag: maximumLag)
@@ -212,13 +290,18 @@ final class ReplicaRouting: Sendable {
     private func record(_ status: PostgresReplica.Status, of replica: PostgresReplica, maximumLag: Duration?) {
         let previous = replica.set(status)
         meters.serving(replica.address, status == .serving)
-        guard previous != status else { return }
+        // The log hears of a change of kind only (not of every new lag or message).
+        switch (previous, status) {
+        case (.serving, .serving), (.lagging, .lagging), (.unavailable, .unavailable), (.unchecked, .unchecked):
+            return
+        default:
+            break
+        }
         let metadata: Logger.Metadata = ["replica": "\(replica.address)"]
         switch status {
         case .serving:
             logger.notice("replica \(replica.address) serves reads", metadata: metadata)
         case .lagging(let lag):
-            if case .lagging = previous { return }
             logger.warning(
                 "replica \(replica.address) is \(lag) behind the primary (more than \(maximumLag.map { "\($0)" } ?? "allowed")): reads skip it",
                 metadata: metadata)
@@ -254,7 +337,8 @@ final class ReplicaMeters: Sendable {
         case behindOwnWrite = "behind_own_write"
         /// The read must see the latest commit (an observer's, a schema check: `FreshReads`).
         case fresh = "fresh_read"
-        /// The replica failed the read (lost connection, a conflict with recovery).
+        /// The replica failed the read (lost connection, a conflict with recovery, a table or
+        /// function it has not replayed yet) or had no connection free in time.
         case replicaFailed = "replica_failed"
     }
 

@@ -5,7 +5,7 @@ import DepotTesting
 import Testing
 
 @Suite(
-    "PostgresStore conformance behind PgBouncer (transaction mode)",
+    "PostgresStore conformance behind PgBouncer (transaction mode)", .serialized,
     .enabled(if: PostgresEnvironment.isBouncerConfigured, "DEPOT_PGBOUNCER_URL is not set"),
     .timeLimit(.minutes(10)))
 struct PostgresPooledConformanceTests {
