@@ -593,9 +593,29 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// Gives `table` the trigger that announces its commits (`PostgresDialect.announceTrigger(for:)`).
+    ///
+    /// A table whose text columns lack Depot's byte collation (made by an earlier version, or by
+    /// hand) gets a notice naming them, once per store: its answers are the same, but Depot's
+    /// comparisons (`COLLATE "C"`) cannot use those columns' indexes.
     public func adopt(_ table: TableDescription, on connection: PostgresEngineConnection) async throws {
         try await connection.execute(PostgresDialect.announceTrigger(for: table.name))
+        guard table.columns.contains(where: { $0.type == .text || $0.type == .url }),
+            !noticedCollations.withLock({ $0.contains(table.name) })
+        else { return }
+        let plain = try await connection.texts(PostgresDialect.textColumnsWithoutByteCollation(of: table.name))
+            .compactMap { $0.first ?? nil }
+        guard !plain.isEmpty, noticedCollations.withLock({ $0.insert(table.name).inserted }) else { return }
+        let message =
+            "table \(table.name): text columns \(plain.joined(separator: ", ")) have the database's default collation; "
+            + "Depot compares text by bytes (COLLATE \"C\"), which their indexes cannot serve, so lookups scan. "
+            + "Give them the collation in a migration step: ALTER TABLE \"\(table.name)\" ALTER COLUMN … "
+            + "TYPE text COLLATE \"C\""
+        logging.logger.notice(
+            "\(message)", metadata: ["table": "\(table.name)", "columns": "\(plain.joined(separator: ","))"])
     }
+
+    /// The tables whose text columns' collation the log has been told of.
+    private let noticedCollations = Mutex(Set<String>())
 
     /// Always `false`: PostgreSQL reads see tables as soon as they are committed.
     public func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool { false }

@@ -50,4 +50,30 @@ struct PostgresIndexUseTests {
             }
         }
     }
+
+    @Test("a table made with plain text columns (an earlier version, by hand) is named in one notice with the fix")
+    func plainTextColumnsNoticed() async throws {
+        let (logger, log) = CapturingLogHandler.logger(level: .notice)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger)) { store in
+            let schema = try #require(store.configuration.schema)
+            let airports = store.repository(TestAirport.self)
+            #expect(try await airports.count() == 0)  // the schema and Depot's functions in place
+            _ = try await PostgresTestServer.rawRows(
+                "CREATE TABLE airports (icao text NOT NULL, iata text, name text NOT NULL, city text, "
+                    + "country text NOT NULL, elevation double precision NOT NULL, lat double precision NOT NULL, "
+                    + "lon double precision NOT NULL, PRIMARY KEY (icao))", schema: schema)
+            try await airports.insert(TestAirport.sample)
+            _ = try await airports.remove(where: \.country == "NO")
+            let notices = log.lines.filter { $0.message.contains("default collation") }
+            #expect(notices.count == 1, "\(log.lines.map(\.message))")
+            #expect(notices.first?.message.contains("icao, iata, name, city, country") == true)
+            #expect(notices.first?.message.contains("COLLATE \"C\"") == true)
+        }
+        // A table Depot makes has the collation: no notice.
+        let (quiet, quietLog) = CapturingLogHandler.logger(level: .notice)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: quiet)) { store in
+            try await store.repository(TestAirport.self).insert(TestAirport.sample)
+            #expect(!quietLog.lines.contains { $0.message.contains("default collation") })
+        }
+    }
 }

@@ -130,7 +130,8 @@ do {
         }
         await store.close()
     } else if let path = option("--store") {
-        outcome = try await run(try SQLiteStore(path: path))
+        // A minute's busy wait: the tests start several probes on one file at once on a loaded machine.
+        outcome = try await run(try SQLiteStore(path: path, busyTimeout: .seconds(60)))
     } else {
         FileHandle.standardError.write(
             Data("usage: depot-migration-probe (--store PATH | --postgres URL) [--to N] [--pause] [--additive]\n".utf8))

@@ -221,6 +221,16 @@ public struct PostgresDialect: SQLDialect {
             arguments: [.text(table)])
     }
 
+    /// The text columns of `table` in the current schema whose collation is not `"C"` (tables made
+    /// before Depot declared it, or by hand).
+    public static func textColumnsWithoutByteCollation(of table: String) -> SQLStatement {
+        SQLStatement(
+            sql: "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() "
+                + "AND table_name::text = $1::text AND data_type = 'text' "
+                + "AND collation_name IS DISTINCT FROM 'C' ORDER BY ordinal_position",
+            arguments: [.text(table)])
+    }
+
     /// The tables of the current schema, as PostgreSQL's catalog lists them.
     public var catalogTables: SQLStatement {
         SQLStatement(
