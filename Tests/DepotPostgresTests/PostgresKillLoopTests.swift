@@ -8,7 +8,7 @@ import Testing
 /// writes and migration steps (the server ends the killed session's transaction); each time a
 /// fresh process reconnects and checks the schema.
 @Suite(
-    "PostgreSQL kill loop", .serialized, .timeLimit(.minutes(30)),
+    "PostgreSQL kill loop", .serialized, .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)),
     .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"))
 struct PostgresKillLoopTests {
     @Test(

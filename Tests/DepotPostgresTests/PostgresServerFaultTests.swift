@@ -48,7 +48,7 @@ struct Gate: Sendable {
 @Suite(
     "PostgreSQL server faults", .serialized,
     .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct PostgresServerFaultTests {
     static let migrations = Migrations([
         Migration("1 rows", [.createTable(FaultRow.self)])

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(
     "PostgreSQL store soak", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct PostgresSoakTests {
     @Test(
         "8 writers moving money, 8 readers summing and 2 observers at once on a server store: no torn total, no lost transfer, no error, observers end on the final state"

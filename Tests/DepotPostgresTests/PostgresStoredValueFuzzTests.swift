@@ -47,7 +47,8 @@ private let literals: [String: Generator<String, AnySequence<Any>>] = [
 
 @Suite(
     "Fuzzed stored values read back from PostgreSQL",
-    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct PostgresStoredValueFuzzTests {
     @Test(
         "a value another program stores in any column, fitting the column's type but perhaps not the property's, reads back as a value or a named error"

@@ -13,7 +13,7 @@ import Testing
 /// that still disagree.
 @Suite(
     "Three stores agree", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct ThreeStoreAgreementTests {
     /// The stores under comparison, the in-memory one first (the reference).
     struct Stores {

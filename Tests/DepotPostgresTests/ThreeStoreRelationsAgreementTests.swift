@@ -13,7 +13,8 @@ import Testing
 /// rows; every query must give the same answer, in the same order.
 @Suite(
     "Three stores agree on relations",
-    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct ThreeStoreRelationsAgreementTests {
     static let countries = ["NO", "SE", "DK", "IS", "FI", "EE", "US", "CA"]
     static let alliances = ["STAR", "ONE", "SKY"]

@@ -12,7 +12,7 @@ import Testing
 /// must come back, in the same order, from each.
 @Suite(
     "Three stores agree on every type", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct ThreeStoreTypesAgreementTests {
     /// Values at the edges of each column's type.
     struct Pools {

@@ -5,7 +5,7 @@ import Testing
 
 /// The kill loop on SQLite files: `depot-kill-probe` killed with SIGKILL at random moments inside
 /// writes and migration steps; each time a fresh process reopens the file and checks it.
-@Suite("SQLite kill loop", .serialized, .timeLimit(.minutes(30)))
+@Suite("SQLite kill loop", .serialized, .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct SQLiteKillLoopTests {
     @Test(
         "a SQLite file killed at random moments holds every transaction wholly or not at all, and takes writes",

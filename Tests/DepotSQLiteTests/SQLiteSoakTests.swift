@@ -3,7 +3,7 @@ import DepotSQLite
 import DepotTestSupport
 import Testing
 
-@Suite("SQLite store soak", .timeLimit(.minutes(10)))
+@Suite("SQLite store soak", .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct SQLiteSoakTests {
     @Test(
         "8 writers moving money, 8 readers summing and 2 observers at once on a file store: no torn total, no lost transfer, no \"database is locked\", observers end on the final state"

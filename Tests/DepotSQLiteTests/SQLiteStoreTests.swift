@@ -196,7 +196,7 @@ struct SQLiteStoreTests {
                 group.addTask {
                     let readings = store.repository(Reading.self)
                     for sequence in 0..<100 {
-                        try await store.write { tx in
+                        _ = try await store.write { tx in
                             try await tx.repository(Reading.self).upsert(
                                 Reading(station: "s\(index)", sequence: sequence, value: Double(sequence)))
                         }

@@ -1,20 +1,66 @@
 import Depot
+import Synchronization
 
 /// One heavy harness at a time in the test process: the kill loops, the server faults, the soaks,
 /// the three-store differentials and the fuzzers each keep a core busy for many seconds (child
 /// processes, servers, thousands of cases). Run side by side on CI's 2 cores they starved the
 /// ordinary tests beside them past their generous outer bounds; one at a time, the ordinary tests
 /// share the machine with one of them.
+///
+/// Waiting for the others is not the harness's own time: a CI run that queued the three-store
+/// differential and the PostgreSQL fuzzer behind the kill loops failed both on their 10-minute
+/// suite limits before they had run a step. So a harness's bound (`limit`) starts when it gets the
+/// machine, and the suites that use it set an outer limit (``suiteLimitMinutes``) long enough for
+/// the whole queue.
 public enum HeavyHarness {
     private static let lock = AsyncLock()
 
-    /// Runs `body` once no other heavy harness runs.
+    /// The outer time limit, in minutes, of a suite whose tests run heavy harnesses: the queue of
+    /// every harness before it plus its own ``run(limit:_:)`` bound. A hang still fails the run
+    /// (on the harness's own bound, naming it), well inside CI's 90 minutes.
+    public static let suiteLimitMinutes = 45
+
+    /// A harness that ran past its own bound (counted from when it got the machine).
+    public struct TimedOut: Error, CustomStringConvertible {
+        /// The bound it ran past.
+        public let limit: Duration
+        /// What the test prints: the bound, and that it started after the queue.
+        public var description: String {
+            "the heavy harness ran past its own bound of \(limit) (counted from when it got the machine, after the queue)"
+        }
+    }
+
+    /// Runs `body` once no other heavy harness runs, for at most `limit` from then: past it, `body`
+    /// is cancelled and the harness fails with ``TimedOut``.
     ///
-    /// - Parameter body: The harness.
+    /// - Parameters:
+    ///   - limit: The harness's own bound, a hang detector, not a performance claim.
+    ///   - body: The harness.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or `CancellationError` when the test is cancelled while it
-    ///   waits.
-    public static func run<T>(_ body: () async throws -> T) async throws -> T {
-        try await lock.withLock(body)
+    /// - Throws: What `body` throws, ``TimedOut``, or `CancellationError` when the test is cancelled
+    ///   while it waits.
+    public static func run<T: Sendable>(
+        limit: Duration = .seconds(600), _ body: sending @escaping () async throws -> T
+    ) async throws -> T {
+        try await lock.lock()
+        defer { lock.unlock() }
+        let work = Task { try await body() }
+        let timedOut = Atomic(false)
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            timedOut.store(true, ordering: .sequentiallyConsistent)
+            work.cancel()
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            do {
+                return try await work.value
+            } catch {
+                if timedOut.load(ordering: .sequentiallyConsistent) { throw TimedOut(limit: limit) }
+                throw error
+            }
+        } onCancel: {
+            work.cancel()
+        }
     }
 }

@@ -2,7 +2,7 @@ import Depot
 import DepotTestSupport
 import Testing
 
-@Suite("In-memory store soak", .timeLimit(.minutes(10)))
+@Suite("In-memory store soak", .timeLimit(.minutes(HeavyHarness.suiteLimitMinutes)))
 struct InMemorySoakTests {
     @Test(
         "8 writers moving money, 8 readers summing and 2 observers at once: no torn total, no lost transfer, no error, observers end on the final state"
