@@ -189,7 +189,7 @@ public final class SyncEngine: Sendable {
             case .restartCopy:
                 report.fullCopies += 1
                 let restarted = FeedCursor(feed: feed, cursor: nil, copyMode: .none, pulledAt: stored?.pulledAt)
-                try await base.write { tx in try await tx.repository(FeedCursor.self).upsert(restarted) }
+                _ = try await base.write { tx in try await tx.repository(FeedCursor.self).upsert(restarted) }
                 stored = restarted
                 action = machine.restarted()
             case .store(let plan):
@@ -408,7 +408,7 @@ public final class SyncEngine: Sendable {
                     case .stopAfterFailure:
                         var failed = pushing
                         failed.attempts += 1
-                        try? await base.repository(OutboxEntry.self).upsert(failed)
+                        _ = try? await base.repository(OutboxEntry.self).upsert(failed)
                         throw failure ?? DepotError(.connection, "the push of change \(pushing.sequence) failed")
                     case .resolve:
                         report.conflicts += 1

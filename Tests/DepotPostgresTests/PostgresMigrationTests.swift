@@ -71,4 +71,73 @@ struct PostgresMigrationTests {
             }
         }
     }
+
+    @Test(
+        "a migration holding its schema's lock keeps another store of that schema waiting, never a store of another schema"
+    )
+    func migrationLockIsPerSchema() async throws {
+        let schema = PostgresEnvironment.scratchSchemaName()
+        let base = try PostgresEnvironment.requireURL()
+        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + schema
+        let holder = try PostgresStore(url: url)
+        let sameSchema = try PostgresStore(url: url)
+        let otherSchema = try PostgresStore(url: try PostgresEnvironment.scratchURL())
+        let migrations = Migrations([Migration("1 rows", [.createTable(FaultRow.self)])])
+        try await withCleanup { () async throws in
+            // The holder takes its schema's migration lock, as a migration does, and keeps it.
+            let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseLock) = AsyncStream.makeStream(of: Void.self)
+            let holding = Task {
+                defer { lockTaken.finish() }  // a holder that failed ends the wait below
+                try await holder.write { tx in
+                    _ = try await tx.sql(
+                        "SELECT pg_advisory_xact_lock(74118002, hashtext(coalesce(current_schema(), '')))::text")
+                    lockTaken.yield()
+                    for await _ in release { break }
+                }
+            }
+            var holds = false
+            for await _ in locked {
+                holds = true
+                break
+            }
+            guard holds else {
+                try await holding.value  // its error
+                Issue.record("the holder ended without taking the lock")
+                return
+            }
+            // Another schema of the same database migrates and creates its tables meanwhile.
+            try await otherSchema.migrate(migrations)
+            try await otherSchema.repository(FaultRow.self).insert(FaultRow(id: 1, note: "other schema"))
+            #expect(try await otherSchema.appliedMigrations().map(\.name) == ["1 rows"])
+            // The same schema waits: its migration asks for the lock the holder keeps.
+            let waiting = Task { _ = try await sameSchema.migrate(migrations) }
+            while try await Self.migrationLockWaiters(schema, asking: otherSchema) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            releaseLock.yield()
+            try await holding.value
+            try await waiting.value
+            #expect(try await sameSchema.appliedMigrations().map(\.name) == ["1 rows"])
+        } cleanup: {
+            try? await holder.dropSchema()
+            try? await otherSchema.dropSchema()
+            await holder.close()
+            await sameSchema.close()
+            await otherSchema.close()
+        }
+    }
+
+    /// Sessions waiting for the migration lock of `schema`, counted through `store` (a store whose
+    /// writer is free: `sql` runs as a write). Two-key advisory locks keep the first key in
+    /// `classid`, the second in `objid`.
+    private static func migrationLockWaiters(_ schema: String, asking store: PostgresStore) async throws -> Int {
+        let rows = try await store.sql(
+            """
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+            AND classid = 74118002 AND objid = hashtext(\(schema))::oid
+            """)
+        guard case .integer(let count) = rows.rows.first?.first else { return 0 }
+        return Int(count)
+    }
 }

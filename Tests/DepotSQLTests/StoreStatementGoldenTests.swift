@@ -25,13 +25,17 @@ struct StoreStatementGoldenTests {
     @Test("migrations take an advisory lock on PostgreSQL and none on SQLite")
     func migrationLock() {
         #expect(sqlite.migrationLock == nil)
-        #expect(postgres.migrationLock?.sql == "SELECT pg_advisory_xact_lock(74118002)")
+        #expect(
+            postgres.migrationLock?.sql
+                == "SELECT pg_advisory_xact_lock(74118002, hashtext(coalesce(current_schema(), '')))")
     }
 
     @Test("creating a table takes an advisory lock of its own on PostgreSQL and none on SQLite")
     func tableCreationLock() {
         #expect(sqlite.tableCreationLock == nil)
-        #expect(postgres.tableCreationLock?.sql == "SELECT pg_advisory_xact_lock(74118003)")
+        #expect(
+            postgres.tableCreationLock?.sql
+                == "SELECT pg_advisory_xact_lock(74118003, hashtext(coalesce(current_schema(), '')))")
     }
 
     @Test("the catalog's columns query reads name, type, NOT NULL, key position and default")
@@ -81,9 +85,14 @@ struct StoreStatementGoldenTests {
 
     @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's five functions, marked")
     func postgresSetup() {
-        let setup = PostgresDialect.setup(schema: "scratch").map(\.sql)
+        let statements = PostgresDialect.setup(schema: "scratch")
+        let setup = statements.map(\.sql)
         #expect(setup.count == 12)
-        #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001)")
+        #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001, hashtext($1))")
+        #expect(statements[0].arguments == [.text("scratch")])
+        #expect(
+            PostgresDialect.setup(schema: nil)[0].sql
+                == "SELECT pg_advisory_xact_lock(74118001, hashtext(coalesce(current_schema(), '')))")
         #expect(setup[1] == "CREATE SCHEMA IF NOT EXISTS \"scratch\"")
         #expect(setup[2] == PostgresDialect.foldFunction)
         #expect(setup[3] == PostgresDialect.foldDiacriticsFunction)

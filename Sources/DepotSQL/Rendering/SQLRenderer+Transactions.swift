@@ -35,24 +35,25 @@ extension SQLRenderer {
         SQLStatement(sql: "ROLLBACK TO SAVEPOINT \(quote(name))")
     }
 
-    /// The statement that makes migrations of one database take turns until the transaction
-    /// ends: a transaction-scoped advisory lock on PostgreSQL; `nil` on SQLite, where
-    /// ``begin`` holds the database's only write lock already.
+    /// The statement that makes migrations of one schema take turns until the transaction
+    /// ends: a transaction-scoped advisory lock of the current schema on PostgreSQL; `nil` on
+    /// SQLite, where ``begin`` holds the database's only write lock already.
     ///
     /// ```sql
-    /// SELECT pg_advisory_xact_lock(74118002)
+    /// SELECT pg_advisory_xact_lock(74118002, hashtext(coalesce(current_schema(), '')))
     /// ```
     public var migrationLock: SQLStatement? {
         dialect.advisoryLock(Self.migrationLockKey).map { SQLStatement(sql: $0) }
     }
 
     /// The statement that makes transactions creating tables take turns until they end: a
-    /// transaction-scoped advisory lock on PostgreSQL, where two `CREATE TABLE IF NOT EXISTS`
-    /// of one table at once collide on the catalog (`pg_type_typname_nsp_index`); `nil` on
-    /// SQLite, where ``begin`` holds the database's only write lock already.
+    /// transaction-scoped advisory lock of the current schema on PostgreSQL, where two
+    /// `CREATE TABLE IF NOT EXISTS` of one table at once collide on the catalog
+    /// (`pg_type_typname_nsp_index`); `nil` on SQLite, where ``begin`` holds the database's only
+    /// write lock already.
     ///
     /// ```sql
-    /// SELECT pg_advisory_xact_lock(74118003)
+    /// SELECT pg_advisory_xact_lock(74118003, hashtext(coalesce(current_schema(), '')))
     /// ```
     public var tableCreationLock: SQLStatement? {
         dialect.advisoryLock(Self.tableCreationLockKey).map { SQLStatement(sql: $0) }

@@ -5,7 +5,7 @@ extension PostgresDialect {
     // MARK: - What Depot installs
 
     /// The statements that make a PostgreSQL database ready for Depot, run in one transaction:
-    /// take the setup lock (concurrent `CREATE OR REPLACE FUNCTION`s collide), create `schema`
+    /// take the setup lock of `schema` (concurrent `CREATE OR REPLACE FUNCTION`s collide), create `schema`
     /// when one is configured, (re)define ``SQLFunctions/fold``, ``SQLFunctions/distance`` and
     /// ``SQLFunctions/announceCommit``, and mark each with ``setupVersion``.
     ///
@@ -13,7 +13,13 @@ extension PostgresDialect {
     /// version, so reads on a database Depot has set up never write.
     public static func setup(schema: String?) -> [SQLStatement] {
         let dialect = PostgresDialect()
-        var statements = [SQLStatement(sql: "SELECT pg_advisory_xact_lock(\(SQLRenderer.setupLockKey))")]
+        // Keyed by the schema being set up, named here: it may not exist yet, so the current
+        // schema could differ between two stores setting it up at once.
+        let lock = "SELECT pg_advisory_xact_lock(\(SQLRenderer.setupLockKey), "
+        var statements = [
+            schema.map { SQLStatement(sql: lock + "hashtext($1))", arguments: [.text($0)]) }
+                ?? SQLStatement(sql: lock + "hashtext(coalesce(current_schema(), '')))")
+        ]
         if let schema {
             statements.append(SQLStatement(sql: "CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
         }

@@ -35,6 +35,13 @@ public struct PostgresDialect: SQLDialect {
         }
     }
 
+    /// Text columns (URLs too) are declared `COLLATE "C"`: Depot compares and orders text by bytes
+    /// (`text COLLATE "C"`), and an index serves only comparisons in its column's collation — on
+    /// a column of the database's default collation, even a primary-key lookup would scan.
+    public func columnTypeName(_ type: ColumnType) -> String {
+        type == .text || type == .url ? typeName(type) + " COLLATE \"C\"" : typeName(type)
+    }
+
     /// `information_schema` says `timestamp with time zone` for `timestamptz`.
     public func catalogTypeName(_ type: ColumnType) -> String {
         type == .date ? "timestamp with time zone" : typeName(type)
@@ -191,8 +198,13 @@ public struct PostgresDialect: SQLDialect {
     /// Ended by `ROLLBACK`.
     public var beginReadOnly: String? { "BEGIN READ ONLY" }
 
-    /// A transaction-scoped advisory lock.
-    public func advisoryLock(_ key: Int) -> String? { "SELECT pg_advisory_xact_lock(\(key))" }
+    /// A transaction-scoped advisory lock of the current schema: `key` and a hash of the schema's
+    /// name, so stores in different schemas of one database never wait for each other's
+    /// migrations or table creation (a database-wide key made every test schema of a CI run queue
+    /// behind the others', 40–60 s per lock under load).
+    public func advisoryLock(_ key: Int) -> String? {
+        "SELECT pg_advisory_xact_lock(\(key), hashtext(coalesce(current_schema(), '')))"
+    }
 
     /// PostgreSQL rebuilds no table and always enforces foreign keys.
     public var foreignKeySuspension: SQLRenderer.ForeignKeySuspension? { nil }
@@ -211,6 +223,16 @@ public struct PostgresDialect: SQLDialect {
                 + "LEFT JOIN pg_index i ON i.indisprimary AND i.indrelid = \(Self.regclass(1)) "
                 + "WHERE c.table_schema = current_schema() AND c.table_name::text = $1::text "
                 + "ORDER BY c.ordinal_position",
+            arguments: [.text(table)])
+    }
+
+    /// The text columns of `table` in the current schema whose collation is not `"C"` (tables made
+    /// before Depot declared it, or by hand).
+    public static func textColumnsWithoutByteCollation(of table: String) -> SQLStatement {
+        SQLStatement(
+            sql: "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() "
+                + "AND table_name::text = $1::text AND data_type = 'text' "
+                + "AND collation_name IS DISTINCT FROM 'C' ORDER BY ordinal_position",
             arguments: [.text(table)])
     }
 
@@ -274,7 +296,7 @@ public struct PostgresDialect: SQLDialect {
                 + "ELSE CAST(\(name) AS \(type)) END"
             : "\(name)::\(type)"
         return [
-            "ALTER TABLE \(quote(table)) ALTER COLUMN \(name) TYPE \(type) USING \(using)",
+            "ALTER TABLE \(quote(table)) ALTER COLUMN \(name) TYPE \(columnTypeName(column.type)) USING \(using)",
             "ALTER TABLE \(quote(table)) ALTER COLUMN \(name) \(column.isNullable ? "DROP" : "SET") NOT NULL",
         ]
     }
