@@ -45,6 +45,11 @@ extension APIClient {
         /// is cancelled when the last caller leaves. A shared call runs in a task of its own, one
         /// hop later than a call run in the caller's task: on a busy machine a call with a deadline
         /// of a few milliseconds may reach the transport (or the token provider) later.
+        ///
+        /// The header fields compared are the endpoint's, before middleware: the shared exchange
+        /// runs the first caller's middleware once. Leave this off on a client whose middleware
+        /// adds per-caller headers (a server forwarding each end user's token, say, from a task
+        /// local): a second caller would get the first caller's answer.
         public var sharesIdenticalRequests = false
 
         /// The default configuration.

@@ -178,6 +178,16 @@ final class TestServer: Sendable {
             return json(#"{"id": 1, "name": "held"}"#)
         }
 
+        // POST /held/<id>: the same, and also tells `HeldRequests` that request number n arrived
+        // (`arrived("<id>#<n>")`), so a test can wait for two identical POSTs in flight at once.
+        router.post("/held/:id") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            let number = counters.increment("held-\(id)")
+            HeldRequests.arrived("\(id)#\(number)").fire()
+            await HeldRequests.released(id).wait()
+            return json(#"{"id": 1, "name": "held"}"#)
+        }
+
         router.get("/user/:id") { _, context -> Response in
             let id = try context.parameters.require("id", as: Int.self)
             return json(#"{"id": \#(id), "name": "user \#(id)"}"#)

@@ -78,7 +78,7 @@ extension TransportTests {
         #expect(server.counters.count("held-\(id)") == 2)
     }
 
-    @Test("Calls that differ in URL, header fields, method or the setting are not shared", arguments: transports)
+    @Test("Calls that differ in URL, header fields or the setting are not shared", arguments: transports)
     func notShared(kind: TransportKind) async throws {
         let server = try await TestServer.shared()
         let client = try await kind.client { $0.sharesIdenticalRequests = true }
@@ -98,6 +98,26 @@ extension TransportTests {
         }
         #expect(server.counters.count("held-\(id)") == 5)
         #expect(separate.shared.inFlight == 0)
+    }
+}
+
+extension TransportTests {
+    @Test(
+        "Identical POSTs in flight at once each send their own request (only GET and HEAD are shared)",
+        arguments: transports)
+    func identicalPOSTsAreNotShared(kind: TransportKind) async throws {
+        let server = try await TestServer.shared()
+        let client = try await kind.client { $0.sharesIdenticalRequests = true }
+        let id = UUID().uuidString
+        let post = AnyEndpoint<User>(.post, "/held/\(id)")
+        let callers = (0..<2).map { _ in Task { try await client.send(post) } }
+        // Both reach the server while neither is answered: two exchanges, none shared.
+        await HeldRequests.arrived("\(id)#1").wait()
+        await HeldRequests.arrived("\(id)#2").wait()
+        #expect(client.shared.inFlight == 0)
+        HeldRequests.released(id).fire()
+        for caller in callers { #expect(try await caller.value == User(id: 1, name: "held")) }
+        #expect(server.counters.count("held-\(id)") == 2)
     }
 }
 
