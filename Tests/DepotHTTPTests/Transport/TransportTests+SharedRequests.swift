@@ -4,6 +4,12 @@ import Testing
 @testable import DepotHTTP
 
 extension TransportTests {
+    /// The test server, a client on `kind` that shares identical requests, and a fresh id for
+    /// `/held/<id>`.
+    static func sharing(_ kind: TransportKind) async throws -> (TestServer, APIClient, String) {
+        (try await TestServer.shared(), try await kind.client { $0.sharesIdenticalRequests = true }, UUID().uuidString)
+    }
+
     /// A GET of `/held/<id>` (see ``HeldRequests``).
     static func held(_ id: String, status: Int = 200) -> AnyEndpoint<User> {
         AnyEndpoint<User>(.get, "/held/\(id)", query: [URLQueryItem(name: "status", value: "\(status)")])
@@ -11,9 +17,7 @@ extension TransportTests {
 
     @Test("Identical GETs in flight at once send one request, and each caller gets the response", arguments: transports)
     func identicalGETsShareOneRequest(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         let callers = (0..<3).map { _ in Task { try await client.send(Self.held(id)) } }
         await client.shared.arrivals(3)
         await HeldRequests.arrived(id).wait()
@@ -28,9 +32,7 @@ extension TransportTests {
 
     @Test("A shared failure reaches every caller as its own HTTPError", arguments: transports)
     func sharedFailure(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         let callers = (0..<2).map { _ in Task { await httpError { try await client.send(Self.held(id, status: 404)) } }
         }
         await client.shared.arrivals(2)
@@ -45,9 +47,7 @@ extension TransportTests {
 
     @Test("A cancelled caller leaves alone: the others still get the shared response", arguments: transports)
     func cancelledCallerLeavesAlone(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         let staying = Task { try await client.send(Self.held(id)) }
         let leaving = Task { await httpError { try await client.send(Self.held(id)) } }
         await client.shared.arrivals(2)
@@ -64,9 +64,7 @@ extension TransportTests {
         "When the last caller leaves, the shared request is given up and the next call sends anew",
         arguments: transports)
     func lastCallerLeaving(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         let only = Task { await httpError { try await client.send(Self.held(id)) } }
         await client.shared.arrivals(1)
         await HeldRequests.arrived(id).wait()
@@ -80,9 +78,7 @@ extension TransportTests {
 
     @Test("Calls that differ in URL, header fields or the setting are not shared", arguments: transports)
     func notShared(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         var traced = Self.held(id)
         traced.headers["X-Trace"] = "other"
         let first = Task { try await client.send(Self.held(id)) }
@@ -106,9 +102,7 @@ extension TransportTests {
         "Identical POSTs in flight at once each send their own request (only GET and HEAD are shared)",
         arguments: transports)
     func identicalPOSTsAreNotShared(kind: TransportKind) async throws {
-        let server = try await TestServer.shared()
-        let client = try await kind.client { $0.sharesIdenticalRequests = true }
-        let id = UUID().uuidString
+        let (server, client, id) = try await Self.sharing(kind)
         let post = AnyEndpoint<User>(.post, "/held/\(id)")
         let callers = (0..<2).map { _ in Task { try await client.send(post) } }
         // Both reach the server while neither is answered: two exchanges, none shared.
