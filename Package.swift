@@ -140,11 +140,15 @@ let package = Package(
             name: "depot-kill-probe",
             dependencies: ["Depot", "DepotSQLite", "DepotPostgres", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/depot-kill-probe"),
+        // Sets the test process's parallelization width before Swift Testing starts (C: it must run
+        // as the process loads). Linked through DepotTestSupport.
+        .target(name: "DepotTestProcess", path: "Tests/DepotTestProcess"),
         // Test-only support (a PostgreSQL server from the environment, the migration probe): not a product.
         .target(
             name: "DepotTestSupport",
             dependencies: [
-                "Depot", "DepotSQL", "DepotTesting", "DepotHTTP", .product(name: "Logging", package: "swift-log"),
+                "DepotTestProcess", "Depot", "DepotSQL", "DepotTesting", "DepotHTTP",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -155,7 +159,7 @@ let package = Package(
             name: "DepotTests",
             dependencies: [
                 "DepotTestingMacro",
-                "Depot", "DepotSQL", "DepotTesting", "DepotTestSupport",
+                "Depot", "DepotSQL", "DepotTesting", "DepotTestSupport", "DepotTestProcess",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

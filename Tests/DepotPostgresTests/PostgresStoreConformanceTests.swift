@@ -12,7 +12,11 @@ struct PostgresStoreConformanceTests {
     func conformance(_ check: ConformanceCase) async throws {
         try await PostgresTestServer.withStore { store in
             #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
-            try await check.run(on: store)
+            // Bounded: a case that ignores its time limit's cancellation fails, naming itself,
+            // instead of holding the whole test run.
+            try await Deadline.run("the conformance case '\(check.name)'", limit: .seconds(300)) {
+                try await check.run(on: store)
+            }
         }
     }
 }

@@ -25,11 +25,23 @@ enum PostgresTestServer {
         configuration.tracing = tracing
         configuration.maximumConnections = 4
         let store = PostgresStore(configuration: configuration)
+        let schema = configuration.schema ?? ""
+        // The cleanup is bounded, so that a hang (seen once in CI: a conformance case on PostgreSQL
+        // that never returned, not even when its time limit cancelled it) fails this test, naming
+        // the step, instead of holding the whole run until CI's own limit.
         try await withCleanup {
             try await body(store)
         } cleanup: {
-            try? await store.dropSchema()
-            await store.close()
+            do {
+                try await Deadline.run("dropping schema \(schema)", limit: .seconds(120)) {
+                    try? await store.dropSchema()
+                }
+                try await Deadline.run("closing the store of schema \(schema)", limit: .seconds(120)) {
+                    await store.close()
+                }
+            } catch {
+                Issue.record(error)
+            }
         }
     }
 }

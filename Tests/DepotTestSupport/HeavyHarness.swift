@@ -1,11 +1,12 @@
 import Depot
 import Synchronization
 
-/// One heavy harness at a time in the test process: the kill loops, the server faults, the soaks,
-/// the three-store differentials and the fuzzers each keep a core busy for many seconds (child
-/// processes, servers, thousands of cases). Run side by side on CI's 2 cores they starved the
-/// ordinary tests beside them past their generous outer bounds; one at a time, the ordinary tests
-/// share the machine with one of them.
+/// At most ``width`` heavy harnesses at a time in the test process: the kill loops, the server
+/// faults, the soaks, the three-store differentials and the fuzzers each keep a core busy for many
+/// seconds (child processes, servers, thousands of cases). Run side by side on CI's 2 cores they
+/// starved the ordinary tests beside them past their generous outer bounds; two at a time (one per
+/// core, the kill loops mostly wait for their child processes), the ordinary tests share the
+/// machine with them.
 ///
 /// Waiting for the others is not the harness's own time: a CI run that queued the three-store
 /// differential and the PostgreSQL fuzzer behind the kill loops failed both on their 10-minute
@@ -13,7 +14,9 @@ import Synchronization
 /// machine, and the suites that use it set an outer limit (``suiteLimitMinutes``) long enough for
 /// the whole queue.
 public enum HeavyHarness {
-    private static let lock = AsyncLock()
+    /// How many heavy harnesses run at once.
+    public static let width = 2
+    private static let permits = AsyncPermits(width)
 
     /// The outer time limit, in minutes, of a suite whose tests run heavy harnesses: the queue of
     /// every harness before it plus its own ``run(limit:_:)`` bound. A hang still fails the run
@@ -30,8 +33,10 @@ public enum HeavyHarness {
         }
     }
 
-    /// Runs `body` once no other heavy harness runs, for at most `limit` from then: past it, `body`
-    /// is cancelled and the harness fails with ``TimedOut``.
+    /// Runs `body` once fewer than ``width`` heavy harnesses run, for at most `limit` from then: past it, `body`
+    /// is cancelled and the harness fails with ``TimedOut`` at once, without waiting for a body
+    /// that ignores cancellation (a hung harness fails its test instead of hanging the run; the
+    /// machine goes to the next harness).
     ///
     /// - Parameters:
     ///   - limit: The harness's own bound, a hang detector, not a performance claim.
@@ -42,25 +47,8 @@ public enum HeavyHarness {
     public static func run<T: Sendable>(
         limit: Duration = .seconds(600), _ body: sending @escaping () async throws -> T
     ) async throws -> T {
-        try await lock.lock()
-        defer { lock.unlock() }
-        let work = Task { try await body() }
-        let timedOut = Atomic(false)
-        let timer = Task {
-            try await Task.sleep(for: limit)
-            timedOut.store(true, ordering: .sequentiallyConsistent)
-            work.cancel()
-        }
-        defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            do {
-                return try await work.value
-            } catch {
-                if timedOut.load(ordering: .sequentiallyConsistent) { throw TimedOut(limit: limit) }
-                throw error
-            }
-        } onCancel: {
-            work.cancel()
-        }
+        try await permits.acquire()
+        defer { permits.release() }
+        return try await Deadline.run(limit: limit, timedOut: TimedOut(limit: limit), body)
     }
 }

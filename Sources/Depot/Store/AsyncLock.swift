@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A first-come, first-served lock for async code: what serializes a store's transactions.
 ///
 /// ```swift
@@ -15,18 +13,7 @@ import Synchronization
 /// without locking (nested work of the same holder) or refuse with an error that names the
 /// mistake — as stores do for `store.write` called inside their own transaction.
 public final class AsyncLock: Sendable {
-    private struct Waiter {
-        var id: UInt64
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var isLocked = false
-        var nextID: UInt64 = 0
-        var waiters: [Waiter] = []
-    }
-
-    private let state = Mutex(State())
+    private let permits = AsyncPermits(1)
 
     /// The locks the current task (or the task that started it) holds, by identity.
     @TaskLocal private static var held: Set<ObjectIdentifier> = []
@@ -55,45 +42,8 @@ public final class AsyncLock: Sendable {
     /// Prefer ``withLock(_:)``, which also tells ``isHeldByCurrentTask``.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while it waits.
-    public func lock() async throws {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let acquired = state.withLock { state -> Bool in
-                    if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                        return false
-                    }
-                    if state.isLocked {
-                        state.waiters.append(Waiter(id: id, continuation: continuation))
-                        return false
-                    }
-                    state.isLocked = true
-                    return true
-                }
-                if acquired { continuation.resume() }
-            }
-        } onCancel: {
-            let cancelled = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            cancelled?.continuation.resume(throwing: CancellationError())
-        }
-    }
+    public func lock() async throws { try await permits.acquire() }
 
     /// Releases the lock: the longest waiting task takes it next.
-    public func unlock() {
-        let next = state.withLock { state -> Waiter? in
-            if state.waiters.isEmpty {
-                state.isLocked = false
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        next?.continuation.resume()
-    }
+    public func unlock() { permits.release() }
 }

@@ -1,0 +1,6 @@
+// The test process's own settings, made before Swift Testing reads its configuration (see
+// DepotTestProcess.c). Nothing to call: linking the target is enough.
+#pragma once
+
+/// The parallelization width the test process runs with when the environment sets none.
+int depot_test_process_default_width(void);
