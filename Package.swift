@@ -2,6 +2,16 @@
 import CompilerPluginSupport
 import PackageDescription
 
+#if os(Linux)
+    // There is no SwiftUI on Linux: the README's SwiftUI screen compiles there against a stand-in
+    // module of the same name (Tests/SwiftUIShim), and a test renders it. Elsewhere it uses SwiftUI.
+    let swiftUIShim: [Target] = [.target(name: "SwiftUI", path: "Tests/SwiftUIShim")]
+    let swiftUIShimDependencies: [Target.Dependency] = ["SwiftUI"]
+#else
+    let swiftUIShim: [Target] = []
+    let swiftUIShimDependencies: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "Depot",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -222,7 +232,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]),
+            ] + swiftUIShimDependencies),
         .testTarget(
             name: "AirportsExampleTests",
             dependencies: [
@@ -231,6 +241,6 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
-    ],
+    ] + swiftUIShim,
     swiftLanguageModes: [.v6]
 )
