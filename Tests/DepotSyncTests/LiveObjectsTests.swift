@@ -27,9 +27,7 @@ struct LiveObjectsTests {
 
     @Test("LiveResource refreshes by its policy once read, not when made, and shows the stored rows")
     func liveResource() async throws {
-        try await withSyncServer { server, serverStore in
-            try await Self.liveResource(server: server.baseURL, serverStore: serverStore)
-        }
+        try await withSyncServerOnMain(Self.liveResource(server:serverStore:))
     }
 
     @MainActor

@@ -56,9 +56,7 @@ func launch(store: SQLiteStore, api: URL) throws -> (engine: SyncEngine, screen:
     struct ReadmeSwiftUISampleTests {
         @Test("the screen shows the stored rows, refreshes them from the API, and counts the edits waiting")
         func screenShowsRefreshesAndCounts() async throws {
-            try await withSyncServer { server, serverStore in
-                try await Self.run(api: server.baseURL, serverStore: serverStore)
-            }
+            try await withSyncServerOnMain(Self.run(api:serverStore:))
         }
 
         @MainActor

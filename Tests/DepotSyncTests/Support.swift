@@ -37,6 +37,12 @@ func withSyncServer(
     }
 }
 
+/// ``withSyncServer(_:limits:on:_:)`` for a body on the main actor (live objects, views), given
+/// the server's address and its store.
+func withSyncServerOnMain(_ body: @escaping @MainActor (URL, any Store) async throws -> Void) async throws {
+    try await withSyncServer { server, serverStore in try await body(server.baseURL, serverStore) }
+}
+
 /// A clock a test moves by hand: edit times for last-writer-wins without sleeping.
 final class TestClock: Sendable {
     private let now: Mutex<Date>

@@ -1,4 +1,4 @@
-import Synchronization
+import DepotHTTP
 
 /// A bound on a piece of a test that must not hang the test run.
 ///
@@ -35,61 +35,26 @@ public enum Deadline {
     /// - Throws: What `body` throws, ``Exceeded``, or `CancellationError` when the caller is
     ///   cancelled (also without waiting for `body`).
     public static func run<T: Sendable>(
-        _ what: String, limit: Duration, _ body: sending @escaping () async throws -> T
+        _ what: String, limit: Duration, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await run(limit: limit, timedOut: Exceeded(what: what, limit: limit), body)
     }
 
-    /// ``run(_:limit:_:)`` throwing `timedOut` past the bound.
+    /// ``run(_:limit:_:)`` throwing `timedOut` past the bound: DepotHTTP's race (the work in a
+    /// task of its own, answered without waiting for it once interrupted), interrupted by a timer.
     static func run<T: Sendable>(
-        limit: Duration, timedOut: any Error, _ body: sending @escaping () async throws -> T
+        limit: Duration, timedOut: any Error, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let outcome = Outcome<T>()
-        let work = Task {
-            do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
-        }
+        let interruption = TransportInterruption()
         let timer = Task {
             try await Task.sleep(for: limit)
-            outcome.settle(.failure(timedOut))
-            work.cancel()
+            interruption.interrupt()
         }
         defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            try await outcome.value
-        } onCancel: {
-            work.cancel()
-            outcome.settle(.failure(CancellationError()))
-        }
-    }
-
-    /// The first of the body's result, the timer and cancellation, to one waiter.
-    private final class Outcome<T: Sendable>: Sendable {
-        private struct State {
-            var result: Result<T, any Error>?
-            var waiter: CheckedContinuation<T, any Error>?
-        }
-        private let state = Mutex(State())
-
-        func settle(_ result: Result<T, any Error>) {
-            let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
-                guard state.result == nil else { return nil }
-                state.result = result
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(with: result)
-        }
-
-        var value: T {
-            get async throws {
-                try await withCheckedThrowingContinuation { continuation in
-                    let settled: Result<T, any Error>? = state.withLock { state in
-                        if state.result == nil { state.waiter = continuation }
-                        return state.result
-                    }
-                    if let settled { continuation.resume(with: settled) }
-                }
-            }
+        do {
+            return try await interruption.race(body)
+        } catch is CancellationError where interruption.isInterrupted {
+            throw timedOut
         }
     }
 }

@@ -45,7 +45,7 @@ public enum HeavyHarness {
     /// - Throws: What `body` throws, ``TimedOut``, or `CancellationError` when the test is cancelled
     ///   while it waits.
     public static func run<T: Sendable>(
-        limit: Duration = .seconds(600), _ body: sending @escaping () async throws -> T
+        limit: Duration = .seconds(600), _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await permits.acquire()
         defer { permits.release() }

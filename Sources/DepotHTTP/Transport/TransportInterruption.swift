@@ -108,7 +108,8 @@ public final class TransportInterruption: Sendable {
     ///
     /// An interruption that fired before the race (or a caller cancelled before it) ends it at
     /// once, without starting `operation`: however fast `operation` would answer, it cannot win.
-    func race<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    package func race<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value
+    {
         try await race(operation, start: { Task(operation: $0) })
     }
 
