@@ -4,12 +4,17 @@ import PackageDescription
 
 #if os(Linux)
     // There is no SwiftUI on Linux: the README's SwiftUI screen compiles there against a stand-in
-    // module of the same name (Tests/SwiftUIShim), and a test renders it. Elsewhere it uses SwiftUI.
-    let swiftUIShim: [Target] = [.target(name: "SwiftUI", path: "Tests/SwiftUIShim")]
-    let swiftUIShimDependencies: [Target.Dependency] = ["SwiftUI"]
+    // (Tests/SwiftUIShim), and a test renders it. Elsewhere it uses SwiftUI. The stand-in is not
+    // *named* SwiftUI: every module of a build shares one folder, so a module of that name would
+    // make `canImport(SwiftUI)` true in dependencies (swift-custom-dump) and break their builds.
+    // The sample's `import SwiftUI` reaches it through a module alias, in its test target only.
+    let swiftUIShim: [Target] = [.target(name: "SwiftUIShim", path: "Tests/SwiftUIShim")]
+    let swiftUIShimDependencies: [Target.Dependency] = ["SwiftUIShim"]
+    let swiftUIShimSettings: [SwiftSetting] = [.unsafeFlags(["-module-alias", "SwiftUI=SwiftUIShim"])]
 #else
     let swiftUIShim: [Target] = []
     let swiftUIShimDependencies: [Target.Dependency] = []
+    let swiftUIShimSettings: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -232,7 +237,8 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ] + swiftUIShimDependencies),
+            ] + swiftUIShimDependencies,
+            swiftSettings: swiftUIShimSettings),
         .testTarget(
             name: "AirportsExampleTests",
             dependencies: [
