@@ -51,12 +51,54 @@ func launch(store: SQLiteStore, api: URL) throws -> (engine: SyncEngine, screen:
 }
 // readme:end
 
+// readme:begin
+import Depot
+import SwiftUI
+
+/// Norway's airports, live: the list follows every commit that changes them, whoever wrote it.
+struct NorwayList: View {
+    @State private var norway: LiveQuery<Airport>
+
+    init(store: any Store) {
+        // Made here, started by the first read in `body`: the copies SwiftUI makes and drops on
+        // later updates of the parent are never read, and cost nothing.
+        _norway = State(
+            initialValue: LiveQuery(
+                store.repository(Airport.self), where: \.country == "NO", orderBy: [.ascending(\.name)]))
+    }
+
+    var body: some View {
+        List(norway.results, id: \.icao) { airport in
+            Text(airport.name)
+        }
+    }
+}
+// readme:end
+
 #if os(Linux)  // Rendering is the stand-in's: on Apple platforms the sample compiles against SwiftUI.
     @Suite("README: the SwiftUI screen", .timeLimit(.minutes(10)))
     struct ReadmeSwiftUISampleTests {
         @Test("the screen shows the stored rows, refreshes them from the API, and counts the edits waiting")
         func screenShowsRefreshesAndCounts() async throws {
             try await withSyncServerOnMain(Self.run(api:serverStore:))
+        }
+
+        @Test("the live list shows the stored rows and follows a write")
+        @MainActor
+        func listFollowsWrites() async throws {
+            let store = try SQLiteStore.temporary()
+            let airports = try await someAirports(["NO"])
+            try await store.repository(Airport.self).insert(airports)
+            let list = NorwayList(store: store)
+            _ = Rendering(list)  // the first render starts the observation
+            let names = airports.map(\.name).sorted()
+            try await observed { Rendering(list).lines == names }
+
+            var extra = airports[0]
+            extra.icao = "ENXX"
+            extra.name = "Aaa Test Field"
+            try await store.repository(Airport.self).insert(extra)
+            try await observed { Rendering(list).lines == [extra.name] + names }
         }
 
         @MainActor
