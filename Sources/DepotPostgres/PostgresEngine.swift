@@ -67,6 +67,36 @@ public final class PostgresEngine: SQLEngine {
         /// How long the listener waits to hear its probe before it logs that it hears nothing.
         package var listenerProbeTimeout: Duration = .seconds(30)
 
+        /// Streaming replicas (hot standbys of the store's server) that serve its reads, as
+        /// `postgres://` URLs. The store's own address stays the primary: writes, transactions,
+        /// migrations, schema checks and observers' reads go there.
+        ///
+        /// ```swift
+        /// var configuration = try PostgresStore.Configuration(url: "postgres://app@db-primary/app")
+        /// configuration.replicaURLs = ["postgres://app@db-replica-1/app", "postgres://app@db-replica-2/app"]
+        /// ```
+        ///
+        /// Reads take the replicas in turn, each with a pool of ``maximumConnections``. A read after
+        /// this store's own write sees it: a replica serves it once it has replayed the write
+        /// (waiting up to ``readYourWritesWait``), else the primary does. A replica further behind
+        /// than ``maximumReplicaLag``, one that does not answer within ``replicaTimeout``, or one
+        /// that is not a standby is skipped (a warning in the log, `depot_replica_serving` 0) until
+        /// a check, every ``replicaCheckInterval``, finds it serving again. Other processes' writes
+        /// reach reads on a replica once it has replayed them, a moment later than on the primary.
+        public var replicaURLs: [String] = []
+        /// How far a replica may be behind the primary and still serve reads: 5 seconds by default.
+        /// Measured as the time since its last replayed transaction while it has received log it
+        /// has not replayed (0 when it has replayed all it received).
+        public var maximumReplicaLag: Duration = .seconds(5)
+        /// How long a read after this store's own write waits for a replica to replay that write
+        /// before it reads on the primary instead: 1 second by default (`.zero`: never waits).
+        public var readYourWritesWait: Duration = .seconds(1)
+        /// How long a replica has to lend a connection or answer a check before it counts as
+        /// unavailable: 2 seconds by default.
+        public var replicaTimeout: Duration = .seconds(2)
+        /// How often each replica's position and lag are checked: every second by default.
+        public var replicaCheckInterval: Duration = .seconds(1)
+
         /// A configuration for the server at `host`; the pool options keep their defaults
         /// (20 connections, a 10-second connect timeout, no TLS).
         ///
@@ -142,20 +172,38 @@ public final class PostgresEngine: SQLEngine {
         /// configuration's schema, timeout and TLS.
         var listenerConfiguration: Result<Configuration, DepotError> {
             guard let listenerURL else { return .success(self) }
+            return elsewhere(listenerURL, setting: "listenerURL")
+        }
+
+        /// The configurations the replicas connect with: each URL's address and role, this
+        /// configuration's schema, pool size, timeouts and TLS.
+        var replicaConfigurations: Result<[Configuration], DepotError> {
+            var replicas: [Configuration] = []
+            for (index, url) in replicaURLs.enumerated() {
+                switch elsewhere(url, setting: "replicaURLs[\(index)]") {
+                case .success(let replica): replicas.append(replica)
+                case .failure(let problem): return .failure(problem)
+                }
+            }
+            return .success(replicas)
+        }
+
+        /// This configuration pointed at the server, database and role `url` names; `setting`
+        /// names the URL in errors.
+        private func elsewhere(_ url: String, setting: String) -> Result<Configuration, DepotError> {
             do {
-                let parsed = try Configuration(url: listenerURL)
-                var listener = self
-                listener.host = parsed.host
-                listener.port = parsed.port
-                listener.username = parsed.username
-                listener.password = parsed.password
-                listener.database = parsed.database
-                return .success(listener)
+                let parsed = try Configuration(url: url)
+                var other = self
+                other.host = parsed.host
+                other.port = parsed.port
+                other.username = parsed.username
+                other.password = parsed.password
+                other.database = parsed.database
+                return .success(other)
             } catch let error as DepotError {
-                return .failure(
-                    DepotError(.connection, "listenerURL: \(error.message)", underlying: error))
+                return .failure(DepotError(.connection, "\(setting): \(error.message)", underlying: error))
             } catch {
-                return .failure(DepotError(.connection, "listenerURL: \(error)"))
+                return .failure(DepotError(.connection, "\(setting): \(error)"))
             }
         }
     }
@@ -182,10 +230,12 @@ public final class PostgresEngine: SQLEngine {
         metrics = configuration.metrics ?? SQLMetrics()
         tracing = configuration.tracing ?? .bootstrapped
         pool = PoolMeters(metrics)
+        let replicas = configuration.replicaConfigurations
         schemaProblem =
             configuration.schemaProblem
             ?? {
                 if case .failure(let problem) = configuration.listenerConfiguration { return problem }
+                if case .failure(let problem) = replicas { return problem }
                 return nil
             }()
         client = PostgresClient(
@@ -193,6 +243,35 @@ public final class PostgresEngine: SQLEngine {
             backgroundLogger: PostgresOperations.logger)
         let client = client
         runTask = Task { await client.run() }
+        if case .success(let replicas) = replicas, !replicas.isEmpty {
+            let routing = ReplicaRouting(
+                replicas: replicas.map { replica in
+                    PostgresReplica(
+                        configuration: replica,
+                        client: PostgresClient(
+                            configuration: Self.clientSettings(
+                                replica, connections: configuration.maximumConnections, applicationName: "depot reads"),
+                            backgroundLogger: PostgresOperations.logger),
+                        checker: PostgresClient(
+                            configuration: Self.clientSettings(
+                                replica, connections: 1, applicationName: "depot replica check"),
+                            backgroundLogger: PostgresOperations.logger))
+                }, metrics: metrics, logger: configuration.logging.logger)
+            let primary = client
+            let address = configuration.address
+            let timeout = configuration.replicaTimeout
+            routing.startMonitoring(
+                interval: configuration.replicaCheckInterval, timeout: configuration.replicaTimeout,
+                maximumLag: configuration.maximumReplicaLag,
+                primaryPosition: {
+                    try await Self.leased(
+                        client: primary, address: address, timeout: timeout, pool: nil, answerWithin: timeout
+                    ) { try await Self.position(on: $0) }
+                })
+            self.routing = routing
+        } else {
+            routing = nil
+        }
     }
 
     deinit {
@@ -200,12 +279,16 @@ public final class PostgresEngine: SQLEngine {
         runTask.cancel()
     }
 
-    /// Closes the pool's connections. Later operations fail.
+    /// Closes the pool's connections (the replicas' too). Later operations fail.
     func close() async {
         listener.withLock { $0?.cancel() }
+        await routing?.close()
         runTask.cancel()
         await runTask.value
     }
+
+    /// The replicas reads go to, if any are configured.
+    let routing: ReplicaRouting?
 
     /// `PostgresDialect`.
     public var dialect: any SQLDialect { .postgres }
@@ -224,9 +307,18 @@ public final class PostgresEngine: SQLEngine {
 
     // MARK: - Connections
 
-    /// Lends a pooled connection; retries once on a connection the server closed (after a
-    /// restart, idle pooled connections are stale).
+    /// Lends a pooled connection of a replica that has replayed this store's writes (see
+    /// ``Configuration/replicaURLs``), else of the primary; retries once on a connection the
+    /// server closed (after a restart, idle pooled connections are stale).
     public func withReader<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
+    ) async throws -> T {
+        if let routing, let served = try await read(on: routing, body) { return served.value }
+        return try await withPrimaryReader(body)
+    }
+
+    /// Lends a pooled connection of the primary for reads.
+    private func withPrimaryReader<T: Sendable>(
         _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
     ) async throws -> T {
         try await withConnection(retryingClosed: true) { connection in
@@ -234,12 +326,129 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 
-    /// Lends a pooled connection for one transaction.
+    /// Lends a pooled connection for one transaction; with replicas, notes where the write ended
+    /// in the log, so this store's later reads wait for a replica to replay it.
     public func withWriter<T: Sendable>(
         _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
     ) async throws -> T {
         try await withConnection { connection in
-            try await body(PostgresEngineConnection(connection: connection, address: self.configuration.address))
+            let value = try await body(
+                PostgresEngineConnection(connection: connection, address: self.configuration.address))
+            if let routing = self.routing {
+                // Committed already: a failure to read the position (a cancelled task, a lost
+                // connection) must not fail the write. Its reads go to the primary until a later
+                // reading of the primary's position covers it.
+                let position = try? await Task { try await Self.position(on: connection) }.value
+                if let position {
+                    routing.wrote(upTo: position)
+                } else {
+                    routing.lostPosition { [weak self] in
+                        guard let self else { throw CancellationError() }
+                        return try await self.withConnection { try await Self.position(on: $0) }
+                    }
+                }
+            }
+            return value
+        }
+    }
+
+    /// Where the primary's log ends now, as `connection` (to the primary) answers.
+    static func position(on connection: PostgresConnection) async throws -> WALPosition {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresReplica.primaryPositionSQL), logger: PostgresOperations.logger)
+        var position: WALPosition?
+        for try await text in rows.decode(String.self) { position = WALPosition(text) }
+        guard let position else { throw DepotError(.storage, "PostgreSQL answered no log position") }
+        return position
+    }
+
+    /// A read's result, told apart from a declined read.
+    private struct Served<T: Sendable>: Sendable { let value: T }
+
+    /// Runs `body` on the first replica in turn that serves reads and has replayed this store's
+    /// latest write (waiting up to ``Configuration/readYourWritesWait``); `nil` when none can, or
+    /// the read must see the latest commits (`FreshReads`): the primary serves it then.
+    private func read<T: Sendable>(
+        on routing: ReplicaRouting, _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
+    ) async throws -> Served<T>? {
+        if let schemaProblem { throw schemaProblem }
+        if FreshReads.required {
+            routing.readOnPrimary(.fresh)
+            return nil
+        }
+        if routing.hasUnknownWrites {
+            routing.readOnPrimary(.behindOwnWrite)
+            return nil
+        }
+        let needed = routing.neededPosition
+        // One wait for this store's write, shared by every replica tried.
+        let deadline = ContinuousClock.now + configuration.readYourWritesWait
+        var reason = ReplicaMeters.Reason.noReplica
+        for replica in routing.rotation {
+            guard let replayed = replica.servingPosition else { continue }
+            let mustWait = needed > replayed
+            do {
+                let served = try await Self.leased(
+                    client: replica.client, address: replica.address, timeout: configuration.replicaTimeout, pool: nil
+                ) { connection -> Served<T>? in
+                    if mustWait, try await !Self.wait(on: connection, of: replica, toReplay: needed, until: deadline) {
+                        return nil
+                    }
+                    return Served(
+                        value: try await body(
+                            PostgresEngineConnection(connection: connection, address: replica.address)))
+                }
+                if let served {
+                    routing.readOnReplica(replica)
+                    return served
+                }
+                reason = .behindOwnWrite
+            } catch let error as DepotError where error.kind == .connection {
+                if Task.isCancelled { throw CancellationError() }
+                // A pool with no connection free in time is busy, or its server is down: this read
+                // goes elsewhere, and the replica's own check tells which.
+                if !(error.underlying is NoConnectionInTime) { routing.failed(replica, error) }
+                reason = .replicaFailed
+            } catch let error as DepotError where Self.isReplicaBehind(error) {
+                // A read a standby cancelled for a conflict with recovery, or one naming a table or
+                // function it has not replayed yet: the primary answers it.
+                logging.logger.notice(
+                    "replica \(replica.address) could not answer a read; reading on the primary",
+                    metadata: ["replica": "\(replica.address)", "error": "\(error.message)"])
+                reason = .replicaFailed
+            }
+        }
+        routing.readOnPrimary(reason)
+        return nil
+    }
+
+    /// Whether a replica's failure of a read says it is behind, not that the read is wrong: a
+    /// conflict with recovery, a table (42P01) or function (42883) it has not replayed yet.
+    private static func isReplicaBehind(_ error: DepotError) -> Bool {
+        if error.kind == .transaction { return true }
+        guard let failure = error.underlying as? PSQLError, let state = failure.serverInfo?[.sqlState] else {
+            return false
+        }
+        return state == "42P01" || state == "42883"
+    }
+
+    /// Waits until the replica on `connection` has replayed the log up to `position`, until
+    /// `deadline` at most; returns whether it has.
+    private static func wait(
+        on connection: PostgresConnection, of replica: PostgresReplica, toReplay position: WALPosition,
+        until deadline: ContinuousClock.Instant
+    ) async throws -> Bool {
+        var pause = Duration.milliseconds(1)
+        while true {
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresReplica.replayedSQL), logger: PostgresOperations.logger)
+            for try await text in rows.decode(String.self) {
+                if let replayed = WALPosition(text) { replica.replayed(replayed) }
+            }
+            if (replica.state.withLock { $0.replayed }) >= position { return true }
+            if ContinuousClock.now + pause > deadline { return false }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(20))
         }
     }
 
@@ -267,27 +476,41 @@ public final class PostgresEngine: SQLEngine {
     private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws
         -> T
     {
+        try await Self.leased(
+            client: client, address: configuration.address, timeout: configuration.connectTimeout, pool: pool, body)
+    }
+
+    /// Runs `body` on a connection of `client`'s pool, failing with a `.connection` error naming
+    /// `address` when none can be had within `timeout`.
+    /// With `answerWithin`, the whole call — the wait for a connection and `body` — fails with a
+    /// `.connection` error after that long (the replicas' checks: a replica that stops answering
+    /// must not hold its check forever).
+    static func leased<T: Sendable>(
+        client: PostgresClient, address: String, timeout: Duration, pool: PoolMeters?,
+        answerWithin: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let started = StartFlag()
-        let client = client
-        let timeout = configuration.connectTimeout
-        let address = configuration.address
-        let pool = pool
         let asked = ContinuousClock.now
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
                         started.value.store(true, ordering: .sequentiallyConsistent)
-                        pool.lent(after: ContinuousClock.now - asked)
-                        defer { pool.returned() }
+                        pool?.lent(after: ContinuousClock.now - asked)
+                        defer { pool?.returned() }
                         return try await body(connection)
                     }
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    if started.value.load(ordering: .sequentiallyConsistent) { return nil }
+                    if started.value.load(ordering: .sequentiallyConsistent) {
+                        guard let answerWithin else { return nil }
+                        try await Task.sleep(until: asked + answerWithin)
+                        throw DepotError(.connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
+                    }
                     throw DepotError(
-                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)")
+                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)",
+                        underlying: NoConnectionInTime())
                 }
                 while let outcome = try await group.next() {
                     if let value = outcome {
@@ -298,6 +521,8 @@ public final class PostgresEngine: SQLEngine {
                 throw CancellationError()
             }
         } catch {
+            // A cancelled caller is told so, not that the server could not be reached.
+            if Task.isCancelled, !(error is DepotError) { throw CancellationError() }
             // Before a connection is in hand every failure is about reaching the server; after,
             // the body's own errors pass through and PostgreSQL's are named.
             if !started.value.load(ordering: .sequentiallyConsistent), !(error is DepotError),
@@ -325,7 +550,7 @@ public final class PostgresEngine: SQLEngine {
         try await prepareLock.lock()
         defer { prepareLock.unlock() }
         if isPrepared.withLock({ $0 }) { return }
-        let ready = try await withReader { connection in
+        let ready = try await withPrimaryReader { connection in
             try await connection.count(PostgresDialect.setupCheck) == PostgresDialect.setupFunctionCount
         }
         if !ready {
@@ -368,9 +593,29 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// Gives `table` the trigger that announces its commits (`PostgresDialect.announceTrigger(for:)`).
+    ///
+    /// A table whose text columns lack Depot's byte collation (made by an earlier version, or by
+    /// hand) gets a notice naming them, once per store: its answers are the same, but Depot's
+    /// comparisons (`COLLATE "C"`) cannot use those columns' indexes.
     public func adopt(_ table: TableDescription, on connection: PostgresEngineConnection) async throws {
         try await connection.execute(PostgresDialect.announceTrigger(for: table.name))
+        guard table.columns.contains(where: { $0.type == .text || $0.type == .url }),
+            !noticedCollations.withLock({ $0.contains(table.name) })
+        else { return }
+        let plain = try await connection.texts(PostgresDialect.textColumnsWithoutByteCollation(of: table.name))
+            .compactMap { $0.first ?? nil }
+        guard !plain.isEmpty, noticedCollations.withLock({ $0.insert(table.name).inserted }) else { return }
+        let message =
+            "table \(table.name): text columns \(plain.joined(separator: ", ")) have the database's default collation; "
+            + "Depot compares text by bytes (COLLATE \"C\"), which their indexes cannot serve, so lookups scan. "
+            + "Give them the collation in a migration step: ALTER TABLE \"\(table.name)\" ALTER COLUMN … "
+            + "TYPE text COLLATE \"C\""
+        logging.logger.notice(
+            "\(message)", metadata: ["table": "\(table.name)", "columns": "\(plain.joined(separator: ","))"])
     }
+
+    /// The tables whose text columns' collation the log has been told of.
+    private let noticedCollations = Mutex(Set<String>())
 
     /// Always `false`: PostgreSQL reads see tables as soon as they are committed.
     public func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool { false }
@@ -614,7 +859,7 @@ final class ListeningState: Sendable {
 
 /// The pool's metrics: `depot_pool_connections_in_use` and `depot_pool_wait_seconds` (see
 /// `SQLMetrics`).
-private final class PoolMeters: Sendable {
+final class PoolMeters: Sendable {
     private let inUse = Atomic(0)
     private let gauge: Gauge?
     private let wait: CoreMetrics.Timer?
@@ -643,6 +888,10 @@ private final class PoolMeters: Sendable {
         gauge.record(inUse.subtract(1, ordering: .relaxed).newValue)
     }
 }
+
+/// Why a call failed with a `.connection` error: its pool lent no connection within the connect
+/// timeout (the server is down, or every connection is busy).
+struct NoConnectionInTime: Error {}
 
 /// Set once a pooled connection is in hand (the connect timeout no longer applies).
 private final class StartFlag: Sendable {

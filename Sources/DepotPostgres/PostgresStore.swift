@@ -93,4 +93,17 @@ extension SQLStore where Engine == PostgresEngine {
     /// once it did, `false` after 30 seconds without (a transaction-mode pooler in between: see
     /// ``Configuration/listenerURL``), `nil` before either (or while nobody observes).
     package var isHearingOthers: Bool? { engine.isHearingOthers }
+
+    /// What the last check found of each replica (``PostgresEngine/Configuration/replicaURLs``, in
+    /// order): `unchecked`, `serving`, `lagging` or `unavailable`.
+    package var replicaStates: [String] {
+        (engine.routing?.replicas ?? []).map { replica in
+            switch replica.state.withLock({ $0.status }) {
+            case .unchecked: "unchecked"
+            case .serving: "serving"
+            case .lagging: "lagging"
+            case .unavailable: "unavailable"
+            }
+        }
+    }
 }

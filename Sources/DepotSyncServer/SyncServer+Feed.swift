@@ -26,7 +26,12 @@ extension SyncServer {
             span.attributes["depot.sync.table"] = table
             span.attributes["depot.sync.caller"] = caller.id
             span.attributes["depot.sync.full_copy"] = cursor == nil || cursor?.hasPrefix("copy:") == true
-            let page = try await feedPage(table: table, cursor: cursor, limit: limit, caller: caller)
+            // The head, the log and the rows are separate reads: on a store reading from replicas
+            // they could come from standbys at different positions, and a page could skip log
+            // entries for good. The feed reads the primary (FreshReads).
+            let page = try await FreshReads.run {
+                try await feedPage(table: table, cursor: cursor, limit: limit, caller: caller)
+            }
             span.attributes["depot.sync.rows"] = page.rows.count
             span.attributes["depot.sync.deleted"] = page.deleted.count
             span.attributes["depot.sync.expired"] = page.expired

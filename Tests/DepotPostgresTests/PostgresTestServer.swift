@@ -86,9 +86,9 @@ extension PostgresTestServer {
     }
 
     /// Runs the statements of `sql` on its own connection (outside any store) in `schema`, one after
-    /// another; the last one's rows, every cell as text.
-    static func rawRows(_ sql: String, schema: String? = nil) async throws -> [[String?]] {
-        let configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
+    /// another, on the test server or the one `url` names; the last one's rows, every cell as text.
+    static func rawRows(_ sql: String, schema: String? = nil, url: String? = nil) async throws -> [[String?]] {
+        let configuration = try PostgresStore.Configuration(url: try url ?? PostgresEnvironment.requireURL())
         let connection = try await PostgresConnection.connect(
             on: PostgresClient.defaultEventLoopGroup.next(),
             configuration: PostgresConnection.Configuration(
@@ -118,5 +118,57 @@ extension PostgresTestServer {
             try? await connection.close()
             throw error
         }
+    }
+}
+
+extension PostgresTestServer {
+    /// A fresh store behind the CI's PgBouncer in transaction mode (`.ci/postgres bouncer`), its
+    /// listener on the server itself (`listenerURL`), given to `body`.
+    ///
+    /// Each call gets a database of its own, made for it and dropped afterwards: a schema cannot
+    /// keep cases apart behind this pooler, which drops the `search_path` start-up parameter.
+    static func withPooledStore(_ body: (PostgresStore) async throws -> Void) async throws {
+        try await withPooledDatabase { pooled, direct in
+            var configuration = try PostgresStore.Configuration(url: pooled)
+            configuration.listenerURL = direct
+            configuration.maximumConnections = 4
+            let store = PostgresStore(configuration: configuration)
+            try await withCleanup {
+                try await body(store)
+            } cleanup: {
+                do {
+                    try await Deadline.run("closing the pooled store", limit: .seconds(120)) { await store.close() }
+                } catch {
+                    Issue.record(error)
+                }
+            }
+        }
+    }
+
+    /// A new database, reached through the CI's PgBouncer and directly, given to `body` as those
+    /// two URLs; dropped afterwards.
+    static func withPooledDatabase(_ body: (_ pooled: String, _ direct: String) async throws -> Void) async throws {
+        let (pooled, direct) = try PostgresEnvironment.requireBouncer()
+        let database = PostgresEnvironment.scratchSchemaName()
+        _ = try await rawRows("CREATE DATABASE \(database)")
+        try await withCleanup {
+            try await body(try url(pooled, database: database), try url(direct, database: database))
+        } cleanup: {
+            do {
+                try await Deadline.run("dropping database \(database)", limit: .seconds(120)) {
+                    _ = try? await rawRows("DROP DATABASE \(database) WITH (FORCE)")
+                }
+            } catch {
+                Issue.record(error)
+            }
+        }
+    }
+
+    /// `url` naming `database` instead of its own, with a 60-second connect timeout.
+    private static func url(_ url: String, database: String) throws -> String {
+        var components = try #require(URLComponents(string: url))
+        components.path = "/" + database
+        components.queryItems = [URLQueryItem(name: "connect_timeout", value: "60")]
+        return try #require(components.string)
     }
 }

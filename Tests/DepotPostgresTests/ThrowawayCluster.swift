@@ -33,13 +33,29 @@ struct ThrowawayCluster: Sendable {
 
     /// Runs `.ci/postgres command root`, returning what it printed.
     @discardableResult
-    static func run(_ command: String, _ root: String) async throws -> String {
-        let (status, printed) = try await shell("/bin/bash '\(script)' \(command) '\(root)'")
+    static func run(_ command: String, _ root: String, _ argument: String = "") async throws -> String {
+        let (status, printed) = try await shell("/bin/bash '\(script)' \(command) '\(root)' \(argument)")
         guard status == 0 else {
             throw DepotError(.connection, ".ci/postgres \(command) failed with status \(status): \(printed)")
         }
         return printed
     }
+
+    /// Starts a hot standby of the server, streaming its log (`pg_basebackup -R`) and applying
+    /// it `delay` late (`recovery_min_apply_delay`); returns its URL (same role and database).
+    func startStandby(delay: Duration = .zero) async throws -> String {
+        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        let exports = try await Self.run("standby", root, "\(milliseconds)")
+        return try #require(
+            exports.split(separator: "\n").first { $0.hasPrefix("export DEPOT_STANDBY_URL=") }
+                .map { String($0.dropFirst("export DEPOT_STANDBY_URL=".count)) })
+    }
+
+    /// Stops the standby (fast shutdown), keeping its data.
+    func haltStandby() async throws { try await Self.run("halt", root + "/standby") }
+
+    /// Starts the halted standby again on its port; it goes on streaming from the server.
+    func resumeStandby() async throws { try await Self.run("resume", root + "/standby") }
 
     /// Stops the server the way an administrator does (fast shutdown: sessions are ended), keeping
     /// its data.

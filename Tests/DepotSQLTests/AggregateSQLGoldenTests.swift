@@ -94,7 +94,7 @@ struct ProjectionSQLGoldenTests {
         #expect(
             SQLRenderer(dialect: .postgres).select(query).sql
                 == "SELECT \"name\", \"iata\" FROM \"airports\" WHERE \"country\" COLLATE \"C\" = $1 "
-                + "ORDER BY \"elevation\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST LIMIT $2")
+                + "ORDER BY \"elevation\" DESC, \"icao\" COLLATE \"C\" LIMIT $2")
         #expect(query.resultTable.columns.map(\.name) == ["name", "iata"])
         #expect(query.resultTable.columns.map(\.type) == [.text, .text])
     }
@@ -222,7 +222,7 @@ struct FoldedTextSQLGoldenTests {
         #expect(
             SQLRenderer(dialect: .postgres).select(query).sql.hasSuffix(
                 "ORDER BY depot_fold(\"name\") COLLATE \"C\" ASC NULLS FIRST, "
-                    + "depot_fold_diacritics(\"city\") COLLATE \"C\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST"
+                    + "depot_fold_diacritics(\"city\") COLLATE \"C\" DESC NULLS LAST, \"icao\" COLLATE \"C\""
             ))
         #expect(
             TextFolding.foldIgnoringDiacritics("São Paulo, Örebro, Ångström, Łódź")

@@ -49,7 +49,7 @@ struct MigrationSQLGoldenTests {
                 == "ALTER TABLE \"t\" ADD COLUMN \"note\" TEXT DEFAULT 'it''s \\ here' NOT NULL")
         #expect(
             try postgres.addColumn(note, to: "t", default: .text("it's \\ here"))
-                == "ALTER TABLE \"t\" ADD COLUMN \"note\" text DEFAULT E'it''s \\\\ here' NOT NULL")
+                == "ALTER TABLE \"t\" ADD COLUMN \"note\" text COLLATE \"C\" DEFAULT E'it''s \\\\ here' NOT NULL")
         let count = Column(name: "n", type: .integer, isNullable: true)
         #expect(try sqlite.addColumn(count, to: "t", default: nil) == "ALTER TABLE \"t\" ADD COLUMN \"n\" INTEGER")
         #expect(try postgres.addColumn(count, to: "t", default: .null) == "ALTER TABLE \"t\" ADD COLUMN \"n\" bigint")
@@ -114,7 +114,7 @@ struct MigrationSQLGoldenTests {
         let note = Column(name: "note", type: .text, isNullable: true)
         #expect(
             PostgresDialect().alterColumn(note, in: "t", fromText: false) == [
-                "ALTER TABLE \"t\" ALTER COLUMN \"note\" TYPE text USING \"note\"::text",
+                "ALTER TABLE \"t\" ALTER COLUMN \"note\" TYPE text COLLATE \"C\" USING \"note\"::text",
                 "ALTER TABLE \"t\" ALTER COLUMN \"note\" DROP NOT NULL",
             ])
         #expect(

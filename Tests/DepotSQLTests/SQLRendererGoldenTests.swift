@@ -72,7 +72,7 @@ struct SQLRendererGoldenTests {
                 + "\"lon\" REAL NOT NULL, PRIMARY KEY (\"icao\"))")
         #expect(
             postgres.createTable(Reading.schema.table)
-                == "CREATE TABLE IF NOT EXISTS \"readings\" (\"station\" text NOT NULL, \"sequence\" bigint NOT NULL, "
+                == "CREATE TABLE IF NOT EXISTS \"readings\" (\"station\" text COLLATE \"C\" NOT NULL, \"sequence\" bigint NOT NULL, "
                 + "\"value\" double precision, PRIMARY KEY (\"station\", \"sequence\"))")
     }
 
@@ -92,7 +92,7 @@ struct SQLRendererGoldenTests {
         #expect(
             pg.sql
                 == "SELECT \(columns) FROM \"airports\" WHERE (\"country\" COLLATE \"C\" = $1) AND (\"elevation\" > $2) "
-                + "ORDER BY \"elevation\" DESC NULLS LAST, \"icao\" COLLATE \"C\" ASC NULLS FIRST LIMIT $3 OFFSET $4")
+                + "ORDER BY \"elevation\" DESC, \"icao\" COLLATE \"C\" LIMIT $3 OFFSET $4")
         #expect(pg.arguments == [.text("NO"), .double(500), .integer(20), .integer(40)])
     }
 
@@ -103,7 +103,7 @@ struct SQLRendererGoldenTests {
         ] {
             var locked = query(\.country == "NO")
             locked.lock = lock
-            #expect(postgres.select(locked).sql.hasSuffix("NULLS FIRST" + clause), "\(lock)")
+            #expect(postgres.select(locked).sql.hasSuffix("ORDER BY \"icao\" COLLATE \"C\"" + clause), "\(lock)")
             #expect(sqlite.select(locked).sql.hasSuffix("ORDER BY \"icao\""), "\(lock)")
         }
     }
@@ -113,7 +113,7 @@ struct SQLRendererGoldenTests {
         #expect(sqlite.select(query()).sql == "SELECT \(columns) FROM \"airports\" ORDER BY \"icao\"")
         #expect(sqlite.select(query(offset: 5)).sql.hasSuffix("ORDER BY \"icao\" LIMIT -1 OFFSET ?"))
         #expect(sqlite.select(query(offset: 5)).arguments == [.integer(5)])
-        #expect(postgres.select(query(offset: 5)).sql.hasSuffix("COLLATE \"C\" ASC NULLS FIRST OFFSET $1"))
+        #expect(postgres.select(query(offset: 5)).sql.hasSuffix("ORDER BY \"icao\" COLLATE \"C\" OFFSET $1"))
     }
 
     @Test("IN lists bind each value; an empty list is false")

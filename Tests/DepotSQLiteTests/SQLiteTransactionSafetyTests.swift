@@ -2,14 +2,19 @@ import Depot
 import DepotSQLite
 import DepotTestSupport
 import DepotTesting
+import Foundation
 import Testing
 
 @Suite("SQLiteStore transactions the engine ends", .timeLimit(.minutes(10)))
 struct SQLiteTransactionSafetyTests {
     @Test("UpdateMapper calls from two stores on one file at once lose no update")
     func noLostUpdates() async throws {
-        let first = try SQLiteStore.temporary()
-        let second = try SQLiteStore(path: first.path)
+        // A minute's busy wait each: under a loaded CI run one store has waited past the default 10 s.
+        let folder = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let first = try SQLiteStore(path: path, busyTimeout: .seconds(60))
+        let second = try SQLiteStore(path: path, busyTimeout: .seconds(60))
         let (stored, inserted) = try await ConcurrentStoreChecks.concurrentClimbs(first, second)
         #expect(stored == 24, "the stored row got every increment")
         #expect(inserted == 24, "the row inserted by the first caller got every later increment")

@@ -119,6 +119,34 @@ public func testExecutable(_ name: String) throws -> URL {
         "build the \(name) target first (swift build --build-tests)")
 }
 
+extension MigrationProbe {
+    /// Starts `count` probes as app instances of one store at once (`--instance K --of count`):
+    /// each migrates, observes, writes 100 rows and waits until it has seen the others'. Checks
+    /// that all ended well, that the two steps were applied once between them, and that each saw
+    /// every other instance's rows through its observer.
+    ///
+    /// - Parameter arguments: The store's part of the command line (`--postgres URL …`).
+    public static func expectInstancesSeeEachOther(_ arguments: [String], count: Int = 3) async throws {
+        let runs = try await withThrowingTaskGroup(of: (status: Int32, output: String).self) { group in
+            for instance in 1...count {
+                group.addTask {
+                    try await runTestExecutable(
+                        "depot-migration-probe", arguments + ["--instance", "\(instance)", "--of", "\(count)"])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var applied = 0
+        for run in runs {
+            #expect(run.status == 0, "\(run.output)")
+            let lines = run.output.split(separator: "\n")
+            applied += lines.compactMap { $0.hasPrefix("applied ") ? Int($0.dropFirst(8)) : nil }.reduce(0, +)
+            #expect(lines.contains("saw \((count - 1) * 100) rows of the other instances"), "\(run.output)")
+        }
+        #expect(applied == 2, "the two steps ran once between the instances")
+    }
+}
+
 /// Runs an executable target of this package (see ``testExecutable(_:)``) and returns its exit
 /// status and what it printed; with `marker`, kills it with SIGKILL `delay` seconds after it has
 /// printed `marker` (or once it ends without printing it).

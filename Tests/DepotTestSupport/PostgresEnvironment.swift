@@ -68,14 +68,19 @@ public enum PostgresEnvironment {
         return bouncerURL != nil || isCI
     }()
 
-    /// The PgBouncer URL and the direct one, or an error saying that CI needs them.
+    /// The PgBouncer URL and the direct one, or an error saying that CI needs them; each with a
+    /// 60-second `connect_timeout`, as ``requireURL()`` gives (a loaded CI run has taken longer
+    /// than the default 10 s to connect through the pooler too).
     public static func requireBouncer() throws -> (pooled: String, direct: String) {
         guard let bouncerURL, let bouncerDirectURL else {
             throw PostgresEnvironmentError(
                 message:
                     "DEPOT_PGBOUNCER_URL and DEPOT_PGBOUNCER_DIRECT_URL are not set; CI runs `.ci/postgres bouncer`")
         }
-        return (bouncerURL, bouncerDirectURL)
+        func patient(_ url: String) -> String {
+            url.contains("connect_timeout=") ? url : url + (url.contains("?") ? "&" : "?") + "connect_timeout=60"
+        }
+        return (patient(bouncerURL), patient(bouncerDirectURL))
     }
 
     /// The role `.ci/postgres start` creates that may log in and nothing more: tests grant it what

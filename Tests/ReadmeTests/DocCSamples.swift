@@ -102,6 +102,23 @@ func openServerStore() throws -> PostgresStore {
 }
 // readme:end
 
+// readme:begin
+import DepotPostgres
+
+/// An app instance's store: through PgBouncer to the primary, reads from two streaming standbys.
+func openScaledStore() throws -> PostgresStore {
+    var configuration = try PostgresStore.Configuration(url: "postgres://app:secret@pgbouncer.internal:6432/app")
+    configuration.listenerURL = "postgres://app:secret@db-primary.internal:5432/app"  // LISTEN needs a session
+    configuration.replicaURLs = [
+        "postgres://app:secret@db-replica-1.internal:5432/app",
+        "postgres://app:secret@db-replica-2.internal:5432/app",
+    ]
+    configuration.maximumReplicaLag = .seconds(5)  // further behind: skipped until it catches up
+    configuration.readYourWritesWait = .milliseconds(500)  // then this store's read goes to the primary
+    return PostgresStore(configuration: configuration)
+}
+// readme:end
+
 @Suite("DocC samples")
 struct DocCSampleTests {
     @Test("the forwarding store answers as its base and counts one transaction per atomic call")

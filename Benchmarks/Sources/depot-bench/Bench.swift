@@ -347,6 +347,20 @@ struct DepotBench {
         let postgresURL =
             BenchHarness.option("--postgres")
             ?? ProcessInfo.processInfo.environment["DEPOT_POSTGRES_URL"]
+        if arguments.contains("--postgres-scale") {
+            guard let postgresURL else {
+                print("--postgres-scale needs --postgres URL or DEPOT_POSTGRES_URL")
+                exit(64)
+            }
+            let postgres = try await PostgresCases.open(url: postgresURL)
+            if !json { printHeader() }
+            try await postgres.runScale(n: BenchHarness.intOption("--n") ?? 1_000_000, base: try loadAirports()) {
+                result in
+                if json { try? BenchHarness.writeJSONLines([result]) } else { printResult(result) }
+            }
+            await postgres.close()
+            return
+        }
         var postgres: PostgresCases?
         if let postgresURL { postgres = try await PostgresCases.open(url: postgresURL) }
         if postgres == nil, !json {
@@ -479,22 +493,28 @@ struct DepotBench {
         if json {
             try BenchHarness.writeJSONLines(results)
         } else {
-            let header =
-                "case".padding(toLength: 44, withPad: " ", startingAt: 0)
-                + "n        baseline         subject ms base ms    ratio"
-            print(header)
-            // Times under 10 ms (the indexed geo cases) keep three decimals, ratios under 0.1 four.
-            func milliseconds(_ value: Double) -> String {
-                String(format: value < 10 ? "%.3f" : "%.1f", value).padding(toLength: 11, withPad: " ", startingAt: 0)
-            }
-            for result in results {
-                print(
-                    result.case.padding(toLength: 44, withPad: " ", startingAt: 0)
-                        + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
-                        + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
-                        + milliseconds(result.medianMilliseconds) + milliseconds(result.baselineMedianMilliseconds)
-                        + String(format: result.ratio < 0.1 ? "%.4f×" : "%.2f×", result.ratio))
-            }
+            printHeader()
+            for result in results { printResult(result) }
         }
     }
+}
+
+func printHeader() {
+    print(
+        "case".padding(toLength: 44, withPad: " ", startingAt: 0)
+            + "n        baseline         subject ms base ms    ratio")
+}
+
+/// One result as a row of the table.
+func printResult(_ result: BenchResult) {
+    // Times under 10 ms (the indexed geo cases) keep three decimals, ratios under 0.1 four.
+    func milliseconds(_ value: Double) -> String {
+        String(format: value < 10 ? "%.3f" : "%.1f", value).padding(toLength: 11, withPad: " ", startingAt: 0)
+    }
+    print(
+        result.case.padding(toLength: 44, withPad: " ", startingAt: 0)
+            + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
+            + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
+            + milliseconds(result.medianMilliseconds) + milliseconds(result.baselineMedianMilliseconds)
+            + String(format: result.ratio < 0.1 ? "%.4f×" : "%.2f×", result.ratio))
 }

@@ -136,12 +136,17 @@ struct PostgresCases {
 
     /// Every row (or those `condition` selects), decoded straight into structs.
     func fetchAll(schema: String, where condition: String = "TRUE") async throws -> [BenchAirport] {
-        let rows = try await connection.query(
+        try await decodeAirports(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT "icao", "iata", "name", "city", "country", "elevation", "lat", "lon"
                     FROM "\(schema)"."airports" WHERE \(condition) ORDER BY "icao"
-                    """), logger: logger)
+                    """))
+    }
+
+    /// The rows `query` selects (the eight columns in schema order), decoded straight into structs.
+    func decodeAirports(_ query: PostgresQuery) async throws -> [BenchAirport] {
+        let rows = try await connection.query(query, logger: logger)
         var result: [BenchAirport] = []
         for try await (icao, iata, name, city, country, elevation, latitude, longitude) in rows.decode(
             (String, String?, String, String?, String, Double, Double, Double).self)

@@ -28,8 +28,12 @@ public protocol SQLDialect: Sendable {
 
     // MARK: Types and values
 
-    /// The declared column type for a storage type.
+    /// The type name for a storage type, as casts spell it.
     func typeName(_ type: ColumnType) -> String
+    /// The type a column of `type` is declared with in `CREATE TABLE` and `ADD COLUMN`: the type
+    /// name, and on PostgreSQL `COLLATE "C"` for text, the byte order every Depot comparison uses,
+    /// so that the column's indexes (its primary key's too) serve them.
+    func columnTypeName(_ type: ColumnType) -> String
     /// How the engine's catalog spells a Depot type when asked about a stored column.
     func catalogTypeName(_ type: ColumnType) -> String
     /// An empty set of values of `type`, for the right side of `IN`: `x IN (…)` is false and

@@ -73,11 +73,11 @@ public struct SQLObservation<Element: Sendable>: AsyncSequence, Sendable {
                 let registered = IncludeObserver(store: observation.store, tables: observation.tables)
                 self.observer = registered
                 registered.signal.consume()
-                return try await observation.run(observation.store)
+                return try await FreshReads.run { try await observation.run(observation.store) }
             }
             guard await observer.signal.wait() else { return nil }
             observer.signal.consume()
-            return try await observation.run(observation.store)
+            return try await FreshReads.run { try await observation.run(observation.store) }
         }
     }
 }

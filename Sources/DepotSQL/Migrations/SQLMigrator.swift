@@ -54,7 +54,7 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     /// The rows of the `depot_migrations` ledger, in version order; empty when the table does not
     /// exist.
     public func appliedMigrations() async throws -> [AppliedMigration] {
-        try await MigrationRunner.applied(on: self)
+        try await FreshReads.run { try await MigrationRunner.applied(on: self) }
     }
 
     /// Compares each entity's table, as the engine's catalog describes it, with its schema: column
@@ -63,10 +63,12 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     /// - Throws: `DepotError` of kind `.schemaMismatch` listing every table that is missing or
     ///   differs.
     public func checkSchema(of entities: [any Entity.Type]) async throws {
-        try await SchemaComparison.check(entities) { table in
-            try await self.engine.prepare()
-            return try await self.withReader { connection in
-                try await self.prepareTable(table, on: connection, create: false) != .missing
+        try await FreshReads.run {
+            try await SchemaComparison.check(entities) { table in
+                try await self.engine.prepare()
+                return try await self.withReader { connection in
+                    try await self.prepareTable(table, on: connection, create: false) != .missing
+                }
             }
         }
     }
@@ -75,7 +77,11 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     public func storedTable(_ name: String) async throws -> StoredTable? {
         try await engine.prepare()
         let dialect = renderer.dialect
-        return try await withReader { connection in
+        return try await FreshReads.run { try await self.storedTable(name, dialect: dialect) }
+    }
+
+    private func storedTable(_ name: String, dialect: any SQLDialect) async throws -> StoredTable? {
+        try await withReader { connection in
             let columns = try await connection.catalogColumns(of: name, self.renderer)
             guard !columns.isEmpty else { return nil }
             let kept = columns.filter { !SchemaDrift.isLegacyFoldedCopy($0.name, in: columns) }

@@ -30,7 +30,7 @@ extension SQLRenderer {
     public func addColumn(
         _ column: TableDescription.ColumnDescription, to table: String, default value: StoredValue?
     ) throws -> String {
-        var sql = "ALTER TABLE \(quote(table)) ADD COLUMN \(quote(column.name)) \(dialect.typeName(column.type))"
+        var sql = "ALTER TABLE \(quote(table)) ADD COLUMN \(quote(column.name)) \(dialect.columnTypeName(column.type))"
         if let value, !value.isNull { sql += " DEFAULT " + (try literal(value)) }
         if !column.isNullable { sql += " NOT NULL" }
         return sql

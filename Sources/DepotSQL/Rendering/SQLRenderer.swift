@@ -30,7 +30,7 @@ public struct SQLRenderer: Sendable {
     /// `CREATE TABLE IF NOT EXISTS` for `table`, with NOT NULL and the primary key.
     public func createTable(_ table: TableDescription) -> String {
         var parts = table.columns.map { column in
-            quote(column.name) + " " + dialect.typeName(column.type) + (column.isNullable ? "" : " NOT NULL")
+            quote(column.name) + " " + dialect.columnTypeName(column.type) + (column.isNullable ? "" : " NOT NULL")
         }
         parts.append("PRIMARY KEY (" + table.primaryKey.map(quote).joined(separator: ", ") + ")")
         return "CREATE TABLE IF NOT EXISTS \(quote(table.name)) (" + parts.joined(separator: ", ") + ")"
@@ -278,6 +278,13 @@ public struct SQLRenderer: Sendable {
     private func render(_ term: OrderTerm, _ table: TableDescription, _ arguments: inout ArgumentList) -> String {
         switch term {
         case .column(let name, let descending):
+            // A column that cannot hold NULL needs no NULLS clause, and without one an index in its
+            // default order (a primary key's) serves the order on PostgreSQL: with `ASC NULLS
+            // FIRST` even a page of the first 20 rows sorted the whole table.
+            if let column = table.columns.first(where: { $0.name == name }), !column.isNullable {
+                let subject = operand(name, table)
+                return descending ? "\(subject) DESC" : subject
+            }
             return dialect.ordering(operand(name, table), descending: descending)
         case .relevance(let name, let tokens, let matching):
             return renderRelevance(name, tokens, matching, table, &arguments)

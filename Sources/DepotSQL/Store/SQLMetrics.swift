@@ -17,6 +17,10 @@ import Synchronization
 /// | `depot_write_lock_wait_seconds` | timer | `system` | how long a transaction waited for the store's turn |
 /// | `depot_pool_connections_in_use` | gauge | `system` | PostgreSQL: pooled connections lent out |
 /// | `depot_pool_wait_seconds` | timer | `system` | PostgreSQL: how long a call waited for a connection |
+/// | `depot_replica_serving` | gauge | `system`, `replica` | PostgreSQL with `replicaURLs`: 1 while the replica serves reads, 0 while skipped |
+/// | `depot_replica_lag_seconds` | gauge | `system`, `replica` | how far behind the primary the replica's last check found it |
+/// | `depot_replica_reads_total` | counter | `system`, `replica` | reads the replica served |
+/// | `depot_primary_reads_total` | counter | `system`, `reason` | reads that went to the primary although replicas are configured: `no_replica`, `behind_own_write`, `fresh_read`, `replica_failed` |
 /// | `depot_observation_requeries_total` | counter | `system` | queries observers share, run again after a commit (or for a first result) |
 /// | `depot_observation_requery_duration_seconds` | timer | `system` | how long each took, its wait for the store's one re-query at a time included |
 /// | `depot_observation_latency_seconds` | timer | `system` | from the store announcing a commit to the new result of an observed query it touched |

@@ -79,11 +79,11 @@ public struct IncludeObservation<Root: Entity>: AsyncSequence, Sendable {
                 let registered = IncludeObserver(store: store, tables: observation.tables)
                 self.observer = registered
                 registered.signal.consume()
-                return try await observation.fetch(observation.repository)
+                return try await FreshReads.run { try await observation.fetch(observation.repository) }
             }
             guard await observer.signal.wait() else { return nil }
             observer.signal.consume()  // commits so far are all covered by the fetch below
-            return try await observation.fetch(observation.repository)
+            return try await FreshReads.run { try await observation.fetch(observation.repository) }
         }
     }
 }

@@ -110,7 +110,8 @@ extension MappedRepository {
         let reader = base.context.reader
         return base.changes(query, timing: timing).map { @Sendable change in
             ResultChange(
-                result: try await mapper.models(of: change.result, from: reader), inserted: change.inserted,
+                result: try await FreshReads.run { try await mapper.models(of: change.result, from: reader) },
+                inserted: change.inserted,
                 removed: change.removed, updated: change.updated, moved: change.moved)
         }
     }

@@ -139,7 +139,7 @@ final class ObservationHub: Sendable {
                 let started = reporting == nil ? nil : ContinuousClock.now
                 try await requeries.lock()
                 defer { requeries.unlock() }
-                let rows = try await store.fetch(query) { $0 }
+                let rows = try await FreshReads.run { try await store.fetch(query) { $0 } }
                 if let reporting, let started {
                     let ended = ContinuousClock.now
                     reporting.observationRequeried(duration: ended - started, sinceCommit: since.map { ended - $0 })

@@ -20,6 +20,9 @@ public struct SQLiteDialect: SQLDialect {
     /// `left IS NOT right`: NULL-safe, and false for an integer and a real that are equal.
     public func differs(_ left: String, _ right: String) -> String { "\(left) IS NOT \(right)" }
 
+    /// ``typeName(_:)``: SQLite compares text by bytes unless told otherwise.
+    public func columnTypeName(_ type: ColumnType) -> String { typeName(type) }
+
     /// Names chosen so that the type affinity is right (`DECIMAL_TEXT` keeps exact digits as text)
     /// and so the Depot type can be read back from the schema.
     public func typeName(_ type: ColumnType) -> String {
