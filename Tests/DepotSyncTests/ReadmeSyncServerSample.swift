@@ -1,17 +1,17 @@
 // swift-format-ignore-file: OrderedImports
-import Depot
-import DepotHTTP
 import DepotSQLite
-import DepotSync
 import DepotTestSupport
-import Foundation
 import Testing
 
 // The README's DepotSyncServer sample, compiled, and run below with two clients.
 
 // readme:begin
+import Depot
+import DepotHTTP
+import DepotSync
 import DepotSyncServer
 import DepotSyncHummingbird
+import Foundation
 import Hummingbird
 
 @Entity("shared_notes")
@@ -53,6 +53,22 @@ func notesEngine(store: any Store, api: URL, token: String) -> SyncEngine {
     return SyncEngine(
         store: store, client: APIClient(baseURL: api, configuration: configuration),
         entities: [.entity(SharedNote.self, server: "/sync", conflicts: .lastWriterWins)])
+}
+// readme:end
+
+// readme:begin
+import DepotPostgres
+
+/// The notes server's process: its data in PostgreSQL, the sync routes under /sync, on port 8080,
+/// until SIGINT or SIGTERM. `tokens` maps each bearer token to the user it was issued to.
+func serveNotes(databaseURL: String, tokens: [String: String]) async throws {
+    let store = try PostgresStore(url: databaseURL)
+    let (_, router) = try await notesRouter(store: store) { authorization in
+        guard let token = authorization?.split(separator: " ").last else { return nil }  // "Bearer TOKEN"
+        return tokens[String(token)].map { User(id: $0) }  // nil: 401
+    }
+    let address = BindAddress.hostname("127.0.0.1", port: 8080)  // "0.0.0.0" to serve other machines
+    try await Application(router: router, configuration: .init(address: address)).runService()
 }
 // readme:end
 

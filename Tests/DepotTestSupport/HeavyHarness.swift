@@ -21,7 +21,7 @@ public enum HeavyHarness {
     /// The outer time limit, in minutes, of a suite whose tests run heavy harnesses: the queue of
     /// every harness before it plus its own ``run(limit:_:)`` bound. A hang still fails the run
     /// (on the harness's own bound, naming it), well inside CI's 90 minutes.
-    public static let suiteLimitMinutes = 45
+    public static let suiteLimitMinutes = 50
 
     /// A harness that ran past its own bound (counted from when it got the machine).
     public struct TimedOut: Error, CustomStringConvertible {
@@ -39,13 +39,15 @@ public enum HeavyHarness {
     /// machine goes to the next harness).
     ///
     /// - Parameters:
-    ///   - limit: The harness's own bound, a hang detector, not a performance claim.
+    ///   - limit: The harness's own bound, a hang detector, not a performance claim: generous, since
+    ///     a harness shares the machine with the rest of the suite (the three-store differential
+    ///     takes 3 minutes alone and ran past 10 in a full local run).
     ///   - body: The harness.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, ``TimedOut``, or `CancellationError` when the test is cancelled
     ///   while it waits.
     public static func run<T: Sendable>(
-        limit: Duration = .seconds(600), _ body: @escaping @Sendable () async throws -> T
+        limit: Duration = .seconds(1_500), _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await permits.acquire()
         defer { permits.release() }

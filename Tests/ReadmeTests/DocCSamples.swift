@@ -152,6 +152,16 @@ struct DocCSampleTests {
         #expect(store.engine.configuration.host == "db.internal")
     }
 
+    @Test("the scaled PostgreSQL sample configures a pooler, a direct listener and two replicas without connecting")
+    func scaledPostgresSample() async throws {
+        let store = try openScaledStore()
+        let configuration = store.engine.configuration
+        #expect(configuration.host == "pgbouncer.internal")
+        #expect(configuration.listenerURL == "postgres://app:secret@db-primary.internal:5432/app")
+        #expect(configuration.replicaURLs.count == 2)
+        await store.close()
+    }
+
     @Test("the relations article's queries answer over a country and its airports")
     func relationsSample() async throws {
         let store = InMemoryStore()

@@ -20,18 +20,20 @@ struct WeatherStation: Entity, Equatable {
 }
 // readme:end
 
-func proposalSample(store: some MigratableStore, migrations: Migrations) async throws {
-    // readme:begin
+// readme:begin
+/// The members app's next step, proposed from its entities; `migrations` holds its seven steps so far.
+func proposeNextStep(store: some MigratableStore, migrations: Migrations) async throws -> Migrations {
     let proposal = try await store.proposeMigration(for: [Member.self, WeatherStation.self])
     print(proposal.swiftSource(name: "\(migrations.latestVersion + 1) members"))
     // Migration("8 members", [
     //     .addColumn("is_online", .bool, nullable: true, to: "members"),
     //     .createTable(WeatherStation.self),
     // ])
-    let next = Migrations(migrations.steps + [proposal.migration(named: "8 members")])  // after review
-
-    // Or let the store apply additions itself, and refuse anything else:
-    try await store.open(migrations, entities: [Member.self], onSchemaChange: .applyAdditiveChanges)
-    // readme:end
-    _ = next
+    return Migrations(migrations.steps + [proposal.migration(named: "8 members")])  // after review
 }
+
+/// Or let the store apply additions itself, and refuse anything else.
+func openApplyingAdditions(store: some MigratableStore, migrations: Migrations) async throws {
+    try await store.open(migrations, entities: [Member.self], onSchemaChange: .applyAdditiveChanges)
+}
+// readme:end

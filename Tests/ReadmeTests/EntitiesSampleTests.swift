@@ -26,7 +26,10 @@ struct EntitiesSampleTests {
                     .createTable(WeatherStation.self),
                 ])
                 """)
-        try await proposalSample(store: store, migrations: migrations)
+        let next = try await proposeNextStep(store: store, migrations: migrations)
+        #expect(next.latestVersion == 8)
+        #expect(next.steps.last?.name == "8 members")
+        try await openApplyingAdditions(store: store, migrations: migrations)
         try await store.checkSchema(of: [Member.self])
         #expect(try await store.appliedMigrations().last?.name == "auto: add members.is_online")
         let stations = store.repository(WeatherStation.self)

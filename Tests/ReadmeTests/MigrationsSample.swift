@@ -4,21 +4,8 @@
 import Depot
 import DepotSQLite
 import DepotTesting
+import Foundation
 import Testing
-
-/// After step 2: a country code.
-struct AirportV2: Entity, Equatable {
-    var icao: String
-    var name: String
-    var elevation: Int
-    var country: String
-    static let schema = Schema<AirportV2>("airports", primaryKey: \.icao) {
-        Column(\.icao, "icao")
-        Column(\.name, "name")
-        Column(\.elevation, "elevation")
-        Column(\.country, "country")
-    }
-}
 
 // readme:begin
 @Entity("airports")
@@ -26,6 +13,14 @@ struct AirportV1: Equatable {  // the table as step 1 creates it
     @PrimaryKey var icao: String
     var name: String
     var elevation: Int  // feet
+}
+
+@Entity("airports")
+struct AirportV2: Equatable {  // after step 2: a country code
+    @PrimaryKey var icao: String
+    var name: String
+    var elevation: Int
+    var country: String
 }
 
 @Entity("airports")
@@ -64,14 +59,14 @@ let migrations = Migrations([
 ])
 // readme:end
 
-func migrateTheAppDatabase() async throws {
-    // readme:begin
-    let store = try SQLiteStore(path: "app.sqlite")  // or PostgresStore(url: …)
-    try await store.migrate(migrations)  // the steps this database lacks, in order
+// readme:begin
+func migrateTheAppDatabase(path: String) async throws {
+    let store = try SQLiteStore(path: path)  // or PostgresStore(url: …)
+    try await store.migrate(migrations, to: 5)  // the steps this database lacks, up to version 5
     try await store.migrate(migrations, to: 3)  // down: steps reverted last first
-    try await store.migrate(migrations) { print("\($0.done)/\($0.total) \($0.step)") }  // progress
-    // readme:end
+    try await store.migrate(migrations) { print("\($0.done)/\($0.total) \($0.step)") }  // the rest, with progress
 }
+// readme:end
 
 // readme:begin
 @Test func step2GivesOldAirportsACountry() async throws {
@@ -82,3 +77,14 @@ func migrateTheAppDatabase() async throws {
     #expect(try await store.repository(AirportV2.self).find("ENGM")?.country == "ZZ")
 }
 // readme:end
+
+@Test("the app database sample migrates a real file up to 5, down to 3, then the rest")
+func appDatabaseSampleRuns() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-readme-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("app.sqlite").path
+    try await migrateTheAppDatabase(path: path)
+    let store = try SQLiteStore(path: path)
+    #expect(try await store.appliedMigrations().map(\.name) == migrations.steps.map(\.name))
+}

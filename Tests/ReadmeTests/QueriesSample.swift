@@ -30,23 +30,23 @@ func aggregateTour(airports: Repository<Airport>) async throws -> [CountryStats]
     return busiest.map { CountryStats(country: $0.0, airports: $0.1, highest: $0.2) }
 }
 
+// readme:begin
 struct AirportLabel: Equatable {
     var code: String
     var name: String
 }
 
 func projectionTour(airports: Repository<Airport>) async throws -> [AirportLabel] {
-    // readme:begin
     // Only the asked columns are read: no entity is decoded.
     let names = try await airports.select(\.icao, \.name, where: \.country == "NO", orderBy: [.ascending(\.name)])
     // [(String, String)]
     let labels = try await airports.select(\.icao, \.name, where: \.country == "NO") { icao, name in
         AirportLabel(code: icao, name: name)
     }
-    // readme:end
     print(names)
     return labels
 }
+// readme:end
 
 func updateTour(airports: Repository<Airport>) async throws -> Int {
     // readme:begin
@@ -59,6 +59,7 @@ func updateTour(airports: Repository<Airport>) async throws -> Int {
     return raised
 }
 
+// readme:begin
 struct CountryCount: Decodable, Sendable {
     var country: String
     var n: Int
@@ -66,7 +67,6 @@ struct CountryCount: Decodable, Sendable {
 
 func sqlTour(store: some SQLRunning) async throws -> [CountryCount] {
     let minimum = 1_000.0
-    // readme:begin
     // Values are always bound; tables and columns come from the schema, quoted.
     let high = try await store.sql(
         "SELECT * FROM \(table: Airport.self) WHERE \(column: \Airport.elevation) > \(minimum)", as: Airport.self)
@@ -79,10 +79,10 @@ func sqlTour(store: some SQLRunning) async throws -> [CountryCount] {
             sqlite: "SELECT * FROM \(table: Airport.self) WHERE instr(name, \("Oslo")) > 0",
             postgres: "SELECT * FROM \(table: Airport.self) WHERE strpos(name, \("Oslo")) > 0"),
         as: Airport.self)
-    // readme:end
     print(high.count, named.count)
     return counts
 }
+// readme:end
 
 func geoTour(airports: Repository<Airport>) async throws -> ([Airport], Int) {
     // readme:begin

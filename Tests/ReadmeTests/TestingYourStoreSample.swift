@@ -1,7 +1,8 @@
+// swift-format-ignore-file: OrderedImports
 // The README's "Testing your own store" sample, verbatim between the markers
 // (ReadmeSampleTests checks it): the conformance suite on the in-memory store.
-import Depot
 // readme:begin
+import Depot
 import DepotTesting
 import Testing
 
