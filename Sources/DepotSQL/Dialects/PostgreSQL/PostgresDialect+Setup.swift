@@ -108,7 +108,9 @@ extension PostgresDialect {
 
     /// `depot_fold_diacritics(text)` for PostgreSQL: ``foldFunction``'s folding, then one
     /// `translate` mapping each letter with diacritics to its base letter and deleting combining
-    /// marks, both from `TextFolding.diacritics`, as the Swift function does.
+    /// marks, both from `TextFolding.diacritics`, as the Swift function does. ASCII text has
+    /// neither: it is only lowercased (the `translate` over a ~1,200-character map cost 143 µs a
+    /// row, about half of what a search index's trigger spent on an ASCII row).
     public static let foldDiacriticsFunction: String = {
         func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
         var from = String.UnicodeScalarView()
@@ -120,8 +122,9 @@ extension PostgresDialect {
         // translate deletes the characters of `from` that have none in `to`: the marks come last.
         for mark in TextFolding.diacritics.removed { from.append(mark) }
         return "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
-            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT translate(\(foldExpression("t")), \(literal(String(from))), "
-            + "\(literal(String(to)))) $$"
+            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) "
+            + "THEN lower(t COLLATE \"C\") ELSE translate(\(foldExpression("t")), \(literal(String(from))), "
+            + "\(literal(String(to)))) END $$"
     }()
 
     static var distanceFunction: String {
