@@ -182,7 +182,7 @@ func pin(noteID: Int, engine: SyncEngine) async throws -> SyncReport {
     try await notes.update(where: \.id == noteID, set: [.set(\.pinned, to: true)])
     let report = try await engine.sync()  // report.pushed, .conflicts, .pulledRows, …
     for change in try await engine.rejectedChanges() {  // a 4xx: kept, not retried forever
-        print(change.rejection?.message ?? "")
+        if let rejection = change.rejection { print(rejection) }  // status, endpoint and the server's message
         try await engine.discard(change)  // or engine.retry(change), engine.rebase(change, onto: patch)
     }
     return report
