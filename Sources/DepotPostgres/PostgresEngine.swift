@@ -627,7 +627,8 @@ public final class PostgresEngine: SQLEngine {
     ///
     /// The listener has a connection of its own, outside the pool (a pool of one still serves
     /// every other call), opened when the first subscriber comes and closed when the last one
-    /// leaves. When its `LISTEN` comes into force again — after a lost connection, or for observers
+    /// leaves. Whenever its `LISTEN` comes into force — the first time (the listener connects
+    /// after the first observer has read its query), after a lost connection, or for observers
     /// that came back after everyone had stopped — it publishes `StoreCommit.anythingMayHaveChanged`,
     /// so every observer reads its query again once: commits made while nobody listened are not
     /// missed.
@@ -761,11 +762,16 @@ public final class PostgresEngine: SQLEngine {
             }
             try await connection.listen(on: SQLFunctions.commitChannel) { notifications in
                 defer { parts.state.ended() }
-                // A store's later LISTENs (after a lost connection, or after every observer had
-                // stopped) missed the commits made meanwhile: every observer reads again once.
+                // Commits made before the LISTEN came into force were not heard: those between an
+                // observer's first read and the first LISTEN (the listener connects after the
+                // first subscriber came), and, for later LISTENs, those made while the connection
+                // was lost or nobody observed. Every observer reads its query again once (an
+                // unchanged result is not delivered again).
+                // Published before the state says it listens: whoever waited for that and
+                // observes afterwards reads after this notice, not before it.
+                parts.broadcaster.publish(.anythingMayHaveChanged)
                 if parts.state.began() {
                     parts.logger.notice("the commit listener listens again; every observer reads its query again once")
-                    parts.broadcaster.publish(.anythingMayHaveChanged)
                 }
                 // Whether what is sent through the pool reaches this connection: not through a
                 // transaction-mode pooler, which hands the session that ran LISTEN to other clients.

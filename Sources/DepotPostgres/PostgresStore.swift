@@ -85,7 +85,7 @@ extension SQLStore where Engine == PostgresEngine {
 
     /// Waits until commits of other stores are being received (the listener's `LISTEN` is in
     /// force), for at most `timeout`; returns whether they are.
-    func waitUntilListening(timeout: Duration = .seconds(90)) async -> Bool {
+    package func waitUntilListening(timeout: Duration = .seconds(90)) async -> Bool {
         await engine.waitUntilListening(timeout: timeout)
     }
 
@@ -107,3 +107,5 @@ extension SQLStore where Engine == PostgresEngine {
         }
     }
 }
+
+extension PostgresStore: CommitListening {}

@@ -25,7 +25,15 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
     ///   needs and leaves them there.
     /// - Throws: Errors the case did not expect from the store, or from a failed `#require`. Failed
     ///   `#expect`s are recorded as issues of the running test instead.
+    ///
+    /// A store with a commit listener of its own (PostgreSQL's `LISTEN`) has it listening before
+    /// the case starts: when it comes into force, every observer reads again once, and cases that
+    /// count an observer's reads or a store's notices count their own.
     public func run(on store: any Store) async throws {
+        guard let listener = store as? any CommitListening else { return try await body(store) }
+        let listening = store.commits()
+        defer { withExtendedLifetime(listening) {} }
+        #expect(await listener.waitUntilListening(timeout: .seconds(90)), "the store's commit listener listens")
         try await body(store)
     }
 }

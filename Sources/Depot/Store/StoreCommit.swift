@@ -3,7 +3,8 @@ public struct StoreCommit: Sendable, Hashable {
     /// The tables the transaction wrote to.
     public var tables: Set<String>
     /// Whether any table may have changed: commits may have gone unannounced (a store's listener
-    /// reconnected after losing its connection), so every observer reads its query again once.
+    /// came into force after observers had read, or reconnected after losing its connection), so
+    /// every observer reads its query again once.
     public var mayHaveChangedAnything: Bool
 
     /// A notice of a commit that wrote to `tables` (table names, as in ``TableDescription/name``).
@@ -35,4 +36,13 @@ public struct StoreCommit: Sendable, Hashable {
     public func mayHaveChanged(anyOf tables: Set<String>) -> Bool {
         mayHaveChangedAnything || !self.tables.isDisjoint(with: tables)
     }
+}
+
+/// A store that hears other processes' commits through a listener of its own, which comes into
+/// force some time after the first observer subscribes (PostgreSQL's `LISTEN`). Tests that count
+/// an observer's reads wait for it first: its coming into force makes every observer read again.
+package protocol CommitListening: Store {
+    /// Waits until commits of other stores are being received, for at most `timeout`; returns
+    /// whether they are.
+    func waitUntilListening(timeout: Duration) async -> Bool
 }
