@@ -3,13 +3,42 @@
 // test), with its current folder and its Application Support in a fresh temporary folder.
 import CoreMetrics
 import Depot
-import DepotPostgres
 import DepotSQLite
 import DepotTestSupport
 import Foundation
 import Synchronization
 import Testing
 import Tracing
+
+/// A sample's check that failed in the child process: what it says reaches the parent's output.
+struct SampleCheckFailed: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs `body` in this (child) process with a fresh temporary folder as the current folder and
+/// as `XDG_DATA_HOME` (where Foundation finds Application Support on Linux); returns the folder.
+/// It exits with status 0 either way, saying on standard error whether its checks passed (what a
+/// failed one found, too): the parent reads that through ``report(_:)``.
+func inScratchProcess(_ body: (URL) async throws -> Void) async -> Never {
+    do {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-sample-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard FileManager.default.changeCurrentDirectoryPath(folder.path) else {
+            throw SampleCheckFailed(description: "cannot enter \(folder.path)")
+        }
+        setenv("XDG_DATA_HOME", folder.path, 1)
+        try await body(folder)
+        FileHandle.standardError.write(Data("\(passedMarker)\n".utf8))
+    } catch {
+        FileHandle.standardError.write(Data("sample check failed: \(error)\n".utf8))
+    }
+    exit(0)
+}
+
+/// Throws ``SampleCheckFailed`` with `message` unless `condition` holds.
+func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    guard condition else { throw SampleCheckFailed(description: message()) }
+}
 
 /// Adds the country the quick start's airports name: in this module the relations sample gives
 /// `Airport` a to-one relation to `Country`, which the store enforces.
@@ -23,6 +52,17 @@ func airportCodes(inFile path: String) async throws -> [String] {
     return try await store.repository(Airport.self).fetch(orderBy: [.ascending(\.icao)]).map(\.icao)
 }
 
+/// What a child process says on standard error when its checks passed.
+let passedMarker = "sample checks passed"
+
+/// Expects that a child process (see ``inScratchProcess(_:)``) said its checks passed; records
+/// what it said otherwise.
+func report(_ result: ExitTest.Result?) {
+    guard let result else { return }  // it did not exit with 0: already recorded
+    let said = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(said.contains(passedMarker), "the child process said: \(said)")
+}
+
 @Suite("README samples that need a process of their own")
 struct ProcessSampleTests {
     @Test("the quick start on SQLite creates airports.sqlite in the current folder and leaves ENGM in it")
@@ -32,36 +72,10 @@ struct ProcessSampleTests {
                 let path = folder.appendingPathComponent("airports.sqlite").path
                 try await addNorway(to: try SQLiteStore(path: path))
                 try await quickStartOnSQLite()
-                try sampleCheck(FileManager.default.fileExists(atPath: path), "no airports.sqlite in \(folder.path)")
+                try check(FileManager.default.fileExists(atPath: path), "no airports.sqlite in \(folder.path)")
                 // The quick start's transaction replaced Norway with the two high airports, then removed ENBR.
                 let codes = try await airportCodes(inFile: path)
-                try sampleCheck(codes == ["ENGM"], "airports.sqlite holds \(codes)")
-            }
-        }
-        report(result)
-    }
-
-    @Test(
-        "the quick start on PostgreSQL runs on the server DATABASE_URL names",
-        .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"))
-    func quickStartOnTheServerOfDatabaseURL() async throws {
-        _ = try PostgresEnvironment.requireURL()  // under CI=true, a missing server fails here
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            await inScratchProcess { _ in
-                let url = try PostgresEnvironment.scratchURL()
-                setenv("DATABASE_URL", url, 1)
-                let store = try PostgresStore(url: url)
-                do {
-                    try await addNorway(to: store)
-                    try await quickStartOnPostgres()
-                    let codes = try await store.repository(Airport.self).fetch().map(\.icao)
-                    try sampleCheck(codes == ["ENGM"], "the schema of DATABASE_URL holds \(codes)")
-                } catch {
-                    try? await store.dropSchema()
-                    throw error
-                }
-                try await store.dropSchema()
-                await store.close()
+                try check(codes == ["ENGM"], "airports.sqlite holds \(codes)")
             }
         }
         report(result)
@@ -77,12 +91,12 @@ struct ProcessSampleTests {
                 try await quickStart(store: store)
                 let support = try FileManager.default.url(
                     for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
-                try sampleCheck(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
+                try check(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
                 let path = support.appendingPathComponent("airports.sqlite").path
                 let codes = try await airportCodes(inFile: path)
-                try sampleCheck(codes == ["ENGM"], "\(path) holds \(codes)")
+                try check(codes == ["ENGM"], "\(path) holds \(codes)")
                 let reopened = try await appLaunch()  // a second launch: nothing to migrate, rows kept
-                try sampleCheck(try await reopened.repository(Airport.self).count() == 1, "a second launch lost rows")
+                try check(try await reopened.repository(Airport.self).count() == 1, "a second launch lost rows")
             }
         }
         report(result)
@@ -94,12 +108,12 @@ struct ProcessSampleTests {
             await inScratchProcess { folder in
                 let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
                 let store = try await openAppStore(migrations: migrations)
-                try sampleCheck(
+                try check(
                     try await store.appliedMigrations().map(\.name) == ["1 airports"], "the migration was not applied")
                 let support = try FileManager.default.url(
                     for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
                 let path = support.appendingPathComponent("app.sqlite").path
-                try sampleCheck(
+                try check(
                     path.hasPrefix(folder.path) && FileManager.default.fileExists(atPath: path), "no file at \(path)")
             }
         }
@@ -113,7 +127,7 @@ struct ProcessSampleTests {
                 try storesThatLog()
                 try storeWithMetrics()
                 let path = folder.appendingPathComponent("app.sqlite").path
-                try sampleCheck(FileManager.default.fileExists(atPath: path), "no app.sqlite in \(folder.path)")
+                try check(FileManager.default.fileExists(atPath: path), "no app.sqlite in \(folder.path)")
             }
         }
         report(result)
@@ -128,9 +142,9 @@ struct ProcessSampleTests {
                     api: URL(string: "http://127.0.0.1:9/")!)
                 try await addNorway(to: store)
                 try await quickStart(store: store)
-                try sampleCheck(try await store.repository(Airport.self).count() == 1, "the store does not keep rows")
-                try sampleCheck(client.baseURL.absoluteString == "http://127.0.0.1:9/", "client at \(client.baseURL)")
-                try sampleCheck(
+                try check(try await store.repository(Airport.self).count() == 1, "the store does not keep rows")
+                try check(client.baseURL.absoluteString == "http://127.0.0.1:9/", "client at \(client.baseURL)")
+                try check(
                     FileManager.default.fileExists(atPath: folder.appendingPathComponent("app.sqlite").path),
                     "no app.sqlite in \(folder.path)")
             }
@@ -149,10 +163,10 @@ func checkLoop(
     let output = CapturedOutput()
     let task = Task { try await loop() }
     let printed = try await output.nextLine()
-    try sampleCheck(printed == first, "first printed \(printed ?? "nothing"), not \(first)")
+    try check(printed == first, "first printed \(printed ?? "nothing"), not \(first)")
     try await change()
     let then = try await output.nextLine()
-    try sampleCheck(then == next, "then printed \(then ?? "nothing"), not \(next)")
+    try check(then == next, "then printed \(then ?? "nothing"), not \(next)")
     task.cancel()
     try await task.value
 }

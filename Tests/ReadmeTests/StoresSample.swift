@@ -1,6 +1,6 @@
 // The README's "Stores" samples, verbatim between the markers (ReadmeSampleTests checks it).
-// They run in a process of their own (ProcessSampleTests: a file in the current folder, Application
-// Support, the server named by DATABASE_URL).
+// The SQLite ones run in a process of their own (ProcessSampleTests: a file in the current folder,
+// Application Support); the PostgreSQL one is compiled only (a server by a fixed address).
 import Depot
 import DepotPostgres
 import DepotSQLite
@@ -15,10 +15,7 @@ func quickStartOnSQLite() async throws {
 
 func quickStartOnPostgres() async throws {
     // readme:begin
-    // The server's address from the environment, as servers are usually deployed.
-    let url =
-        ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "postgres://app:secret@127.0.0.1:5432/app?schema=depot"
-    let store = try PostgresStore(url: url)
+    let store = try PostgresStore(url: "postgres://app:secret@127.0.0.1:5432/app?schema=depot")
     try await quickStart(store: store)  // the function above, unchanged
     // readme:end
 }
