@@ -1,5 +1,5 @@
 // The README's observation sample, verbatim between the markers (ReadmeSampleTests checks it).
-// Run in a process of its own by ObservationLoopSampleTests: its loops end only when the task is cancelled.
+// Compiled, not run: its loops end only when the task is cancelled.
 import Depot
 
 func observeNorway(store: some Store) async throws {

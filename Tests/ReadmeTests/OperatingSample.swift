@@ -1,6 +1,5 @@
 // The README's "Operating Depot" sample, verbatim between the markers (ReadmeSampleTests checks it).
-// Run in a process of its own by ProcessSampleTests (a file in the current folder, bootstraps once
-// per process); its PostgresStore is made, never connected.
+// Compiled, not run here: it opens a file in the current folder and a server by address.
 import CoreMetrics
 import Depot
 import DepotHTTP

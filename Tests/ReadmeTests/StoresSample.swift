@@ -1,6 +1,5 @@
 // The README's "Stores" samples, verbatim between the markers (ReadmeSampleTests checks it).
-// The SQLite ones run in a process of their own (ProcessSampleTests: a file in the current folder,
-// Application Support); the PostgreSQL one is compiled only (a server by a fixed address).
+// Compiled, not run here: they open a file in the current folder and a server by address.
 import Depot
 import DepotPostgres
 import DepotSQLite
@@ -20,8 +19,7 @@ func quickStartOnPostgres() async throws {
     // readme:end
 }
 
-/// An app's store at launch (run by ProcessSampleTests in a process of its own: it writes to
-/// Application Support).
+/// An app's store at launch (compiled, not run: it writes to Application Support).
 func appLaunch() async throws -> SQLiteStore {
     // readme:begin
     // At launch: the file in Application Support (the folder is created if missing; the store
