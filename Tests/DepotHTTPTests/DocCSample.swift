@@ -1,6 +1,8 @@
 // DepotHTTP's DocC landing page sample, verbatim between the markers (ReadmeSampleTests checks it).
 import DepotHTTP
+import DepotTestSupport
 import Foundation
+import Hummingbird
 import Testing
 
 // readme:begin
@@ -26,4 +28,25 @@ func landingSampleRequest() throws {
     let endpoint = GetProfile(id: 42)
     #expect(endpoint.path == "/users/42")
     #expect(endpoint.method == .get)
+}
+
+@Test("DepotHTTP's landing sample fetches and decodes a profile from a real server, and names a missing one")
+func landingSampleRuns() async throws {
+    let router = Router()
+    router.get("/v1/users/:id") { _, context -> Response in
+        guard context.parameters.get("id") == "42" else { return Response(status: .notFound) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id": 42, "name": "Ada"}"#)))
+    }
+    let server = try await LocalHTTPServer.start(router)
+    try await withCleanup {
+        let api = server.url.appendingPathComponent("v1")
+        let ada = try await profile(42, api: api)
+        #expect(ada.id == 42 && ada.name == "Ada")
+        let missing = await #expect(throws: (any Error).self) { _ = try await profile(7, api: api) }
+        #expect("\(missing.map { String(describing: $0) } ?? "")".contains("404"), "\(String(describing: missing))")
+    } cleanup: {
+        await server.stop()
+    }
 }

@@ -59,15 +59,17 @@ func notesEngine(store: any Store, api: URL, token: String) -> SyncEngine {
 // readme:begin
 import DepotPostgres
 
-/// The notes server's process: its data in PostgreSQL, the sync routes under /sync, on port 8080,
-/// until SIGINT or SIGTERM. `tokens` maps each bearer token to the user it was issued to.
+/// The notes server's process: its data in PostgreSQL, the sync routes under /sync, on the port
+/// `PORT` names (8080 when unset), until SIGINT or SIGTERM. `tokens` maps each bearer token to the
+/// user it was issued to.
 func serveNotes(databaseURL: String, tokens: [String: String]) async throws {
     let store = try PostgresStore(url: databaseURL)
     let (_, router) = try await notesRouter(store: store) { authorization in
         guard let token = authorization?.split(separator: " ").last else { return nil }  // "Bearer TOKEN"
         return tokens[String(token)].map { User(id: $0) }  // nil: 401
     }
-    let address = BindAddress.hostname("127.0.0.1", port: 8080)  // "0.0.0.0" to serve other machines
+    let port = ProcessInfo.processInfo.environment["PORT"].flatMap { Int($0) } ?? 8080
+    let address = BindAddress.hostname("127.0.0.1", port: port)  // "0.0.0.0" to serve other machines
     try await Application(router: router, configuration: .init(address: address)).runService()
 }
 // readme:end

@@ -19,3 +19,7 @@ __attribute__((constructor)) static void depot_test_process_setup(void) {
         setenv("SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH", width, 0);
     }
 }
+
+#include <stdio.h>
+
+void depot_test_line_buffered_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

@@ -3,14 +3,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
-    private let streamSocket: Int32 = Int32(SOCK_STREAM.rawValue)
-    private let noSignal: Int32 = Int32(MSG_NOSIGNAL)
-    private func closeSocket(_ socket: Int32) { _ = Glibc.close(socket) }
 #elseif canImport(Darwin)
     import Darwin
-    private let streamSocket: Int32 = SOCK_STREAM
-    private let noSignal: Int32 = 0
-    private func closeSocket(_ socket: Int32) { _ = Darwin.close(socket) }
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of another local port, closed until ``open()``: connections
@@ -39,25 +33,7 @@ public final class GatedTCPProxy: Sendable {
     /// - Throws: `POSIXError` when the socket cannot be made.
     public init(to target: Int) throws {
         self.target = target
-        let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            closeSocket(fd)
-            throw error
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try Loopback.listeningSocket()
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -83,14 +59,6 @@ public final class GatedTCPProxy: Sendable {
     }
 
     deinit { closeSocket(listener) }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
 
     /// Remembers `socket` to end at ``close()``; `false` (and the socket closed) when closed already.
     private func keep(_ socket: Int32) -> Bool {
@@ -126,15 +94,7 @@ public final class GatedTCPProxy: Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }  // closed
             guard keep(client) else { return }
-            let upstream = socket(AF_INET, streamSocket, 0)
-            var address = Self.loopback(port: target)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard upstream >= 0, connected == 0 else {
-                if upstream >= 0 { closeSocket(upstream) }
+            guard let upstream = Loopback.connectedSocket(to: target) else {
                 forget(client)
                 continue
             }

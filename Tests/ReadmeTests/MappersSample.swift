@@ -75,10 +75,13 @@ func mappersUseSite(store: some Store, json: Data, again: Data) async throws -> 
     let firstList = try await lists.next() ?? []
     try await users.persist(try JSONDecoder().decode([UserResponse].self, from: again), mapper: UserResponseMapper())
     let secondList = try await lists.next() ?? []
-    _ = {
-        // readme:begin
-        for try await list in users.observe(onlineBots) { print(list.map(\.name)) }  // again after each change
-        // readme:end
-    }
     return MappersSampleRun(stored: stored, bots: bots, firstList: firstList, secondList: secondList)
+}
+
+/// The README's loop over the use site's observation (run by ObservationLoopSampleTests in a
+/// process of its own: it ends only when cancelled).
+func printOnlineBots(_ users: MappedRepository<UserMapper>, _ onlineBots: Query<UserEntity>) async throws {
+    // readme:begin
+    for try await list in users.observe(onlineBots) { print(list.map(\.name)) }  // again after each change
+    // readme:end
 }

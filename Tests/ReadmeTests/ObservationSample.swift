@@ -1,5 +1,5 @@
 // The README's observation sample, verbatim between the markers (ReadmeSampleTests checks it).
-// Compiled, not run: its loops end only when the task is cancelled.
+// Run in a process of its own by ProcessSampleTests: its loops end only when the task is cancelled.
 import Depot
 
 func observeNorway(store: some Store) async throws {

@@ -1,5 +1,6 @@
 // The README's "Operating Depot" sample, verbatim between the markers (ReadmeSampleTests checks it).
-// Compiled, not run here: it opens a file in the current folder and a server by address.
+// Run in a process of its own by ProcessSampleTests (a file in the current folder, bootstraps once
+// per process); its PostgresStore is made, never connected.
 import CoreMetrics
 import Depot
 import DepotHTTP

@@ -1,5 +1,6 @@
 // The README's "Stores" samples, verbatim between the markers (ReadmeSampleTests checks it).
-// Compiled, not run here: they open a file in the current folder and a server by address.
+// They run in a process of their own (ProcessSampleTests: a file in the current folder, Application
+// Support, the server named by DATABASE_URL).
 import Depot
 import DepotPostgres
 import DepotSQLite
@@ -14,12 +15,16 @@ func quickStartOnSQLite() async throws {
 
 func quickStartOnPostgres() async throws {
     // readme:begin
-    let store = try PostgresStore(url: "postgres://app:secret@127.0.0.1:5432/app?schema=depot")
+    // The server's address from the environment, as servers are usually deployed.
+    let url =
+        ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "postgres://app:secret@127.0.0.1:5432/app?schema=depot"
+    let store = try PostgresStore(url: url)
     try await quickStart(store: store)  // the function above, unchanged
     // readme:end
 }
 
-/// An app's store at launch (compiled, not run: it writes to Application Support).
+/// An app's store at launch (run by ProcessSampleTests in a process of its own: it writes to
+/// Application Support).
 func appLaunch() async throws -> SQLiteStore {
     // readme:begin
     // At launch: the file in Application Support (the folder is created if missing; the store
