@@ -1,11 +1,12 @@
 // swift-format-ignore-file: OrderedImports
+import AirportsExample
+import DepotTestSupport
 import DepotTesting
 import Testing
 
 // The README's SwiftUI screen, compiled (on Linux against Tests/SwiftUIShim) and run below.
 
 // readme:begin
-import AirportsExample
 import Depot
 import DepotHTTP
 import DepotSQLite
@@ -13,41 +14,44 @@ import DepotSync
 import Foundation
 import SwiftUI
 
-/// Norway's airports: the stored rows at once, refreshed from the API when older than five
-/// minutes and on pull to refresh, a spinner while it refreshes, and how many edits wait to be sent.
-struct NorwayScreen: View {
-    @State private var airports: LiveResource<Airport>
+/// The pinned notes: the stored rows at once, refreshed from the API when older than five minutes
+/// and on pull to refresh, a spinner while it refreshes, and a button that sends the edits waiting.
+struct PinnedNotesScreen: View {
+    @State private var notes: LiveResource<Note>
     @State private var sync: LiveSyncStatus
+    private let engine: SyncEngine
 
     init(loader: ResourceLoader, engine: SyncEngine) {
-        let norway = Resource(
-            AirportsAPI.List(country: "NO", limit: 1_000), mapper: AirportRecordMapper(),
-            where: \.country == "NO", orderBy: [.ascending(\.name)],
-            policy: .staleWhileRevalidate(maxAge: .seconds(300)))
+        let pinned = Resource(
+            NotesAPI.List(pinnedOnly: true), mapper: NoteMapper(), where: \.pinned == true,
+            orderBy: [.ascending(\.title)], policy: .staleWhileRevalidate(maxAge: .seconds(300)))
         // Made here, started by the first read in `body`: the copies SwiftUI makes and drops on
         // later updates of the parent are never read, and cost nothing.
-        _airports = State(initialValue: LiveResource(norway, loader: loader))
+        _notes = State(initialValue: LiveResource(pinned, loader: loader))
         _sync = State(initialValue: LiveSyncStatus(engine))
+        self.engine = engine
     }
 
     var body: some View {
         VStack {
-            List(airports.rows, id: \.icao) { airport in
-                Text(airport.name)
+            List(notes.rows, id: \.id) { note in
+                Text(note.title)
             }
-            .refreshable { await airports.refreshNow() }
-            .overlay { if airports.refresh.isRefreshing { ProgressView() } }
-            Text("\(sync.status.pendingChanges) edits to send")
+            .refreshable { await notes.refreshNow() }
+            .overlay { if notes.refresh.isRefreshing { ProgressView() } }
+            Button("Send \(sync.status.pendingChanges) edits") {
+                Task { try? await engine.sync() }  // a failure: sync.status.lastError
+            }
         }
     }
 }
 
-/// At launch: one store and one engine for the whole app; screens get what they need.
+/// At launch: one store, one engine and one loader for the whole app; screens get what they need.
 @MainActor
-func launch(store: SQLiteStore, api: URL) throws -> (engine: SyncEngine, screen: NorwayScreen) {
-    let engine = SyncEngine.airports(store: store, client: APIClient(baseURL: api), country: "NO")
+func launch(store: SQLiteStore, api: URL) throws -> (engine: SyncEngine, screen: PinnedNotesScreen) {
+    let engine = notesEngine(store: store, client: APIClient(baseURL: api))  // the Notes section's
     let loader = try ResourceLoader(engine: engine)  // refreshes are stored under unsent edits
-    return (engine, NorwayScreen(loader: loader, engine: engine))
+    return (engine, PinnedNotesScreen(loader: loader, engine: engine))
 }
 // readme:end
 
@@ -78,9 +82,14 @@ struct NorwayList: View {
 #if os(Linux)  // Rendering is the stand-in's: on Apple platforms the sample compiles against SwiftUI.
     @Suite("README: the SwiftUI screen", .timeLimit(.minutes(10)))
     struct ReadmeSwiftUISampleTests {
-        @Test("the screen shows the stored rows, refreshes them from the API, and counts the edits waiting")
-        func screenShowsRefreshesAndCounts() async throws {
-            try await withSyncServerOnMain(Self.run(api:serverStore:))
+        @Test("the screen shows the stored rows, refreshes them from the API, and its button sends the edits waiting")
+        func screenShowsRefreshesAndSends() async throws {
+            let (server, url) = try await NotesTestServer.start(ReadmeSyncSampleRunTests.notes)
+            try await withCleanup {
+                try await Self.run(server: server, api: url)
+            } cleanup: {
+                await server.stop()
+            }
         }
 
         @Test("the live list shows the stored rows and follows a write")
@@ -102,30 +111,35 @@ struct NorwayList: View {
         }
 
         @MainActor
-        static func run(api: URL, serverStore: any Store) async throws {
+        static func run(server: NotesTestServer, api: URL) async throws {
             let store = try SQLiteStore.temporary()
-            let served = try await serverStore.repository(Airport.self).fetch(
-                where: \.country == "NO", orderBy: [.ascending(\.name)])
-            try #require(served.count > 1)
+            let pinned = ReadmeSyncSampleRunTests.notes.filter(\.pinned).sorted { $0.title < $1.title }
+            try #require(pinned.count > 1)
             let (engine, screen) = try launch(store: store, api: api)
             // Nothing stored yet: the first render starts the observation and the refresh.
             _ = Rendering(screen)
-            try await observed { Rendering(screen).lines == served.map(\.name) + ["0 edits to send"] }
+            try await observed { Rendering(screen).lines == pinned.map(\.title) + ["[Send 0 edits]"] }
 
             // A local edit: the row changes at once and the count of edits to send follows.
-            let first = served[0]
-            try await engine.store.repository(Airport.self).update(
-                where: \.icao == first.icao, set: [.set(\.name, to: "Aaa \(first.name)")])
+            let first = pinned[0]
+            try await engine.store.repository(Note.self).update(
+                where: \.id == first.id, set: [.set(\.title, to: "Aaa \(first.title)")])
             try await observed {
                 let lines = Rendering(screen).lines
-                return lines.first == "Aaa \(first.name)" && lines.last == "1 edits to send"
+                return lines.first == "Aaa \(first.title)" && lines.last == "[Send 1 edits]"
             }
 
             // Pull to refresh: runs the resource's refresh; the edit waiting to be sent stays on top.
             let rendering = Rendering(screen)
             try #require(rendering.refreshActions.count == 1)
             await rendering.refreshActions[0]()
-            #expect(Rendering(screen).lines.first == "Aaa \(first.name)")
+            #expect(Rendering(screen).lines.first == "Aaa \(first.title)")
+
+            // The button: a sync sends the edit; nothing waits any more, and the server has it.
+            try #require(rendering.buttonActions.count == 1)
+            rendering.buttonActions[0]()
+            try await observed { Rendering(screen).lines.last == "[Send 0 edits]" }
+            #expect(server.notes.first { $0.id == first.id }?.title == "Aaa \(first.title)")
         }
     }
 #endif

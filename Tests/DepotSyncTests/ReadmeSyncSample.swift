@@ -146,13 +146,10 @@ struct NotesPush: SyncPush {
 // readme:begin
 /// The pinned notes: the stored ones at once, then again each time a refresh stores new rows
 /// (when the stored ones are older than five minutes).
-func showPinnedNotes(
-    store: any Store, client: APIClient, show: ([Note], _ isRefreshing: Bool) -> Void
-) async throws {
+func showPinnedNotes(loader: ResourceLoader, show: ([Note], _ isRefreshing: Bool) -> Void) async throws {
     let pinned = Resource(
         NotesAPI.List(pinnedOnly: true), mapper: NoteMapper(), where: \.pinned == true,
         orderBy: [.ascending(\.title)], policy: .staleWhileRevalidate(maxAge: .seconds(300)))
-    let loader = ResourceLoader(store: store, client: client)
     for try await snapshot in loader.observe(pinned) {
         show(snapshot.rows, snapshot.refresh.isRefreshing)
     }
@@ -161,9 +158,9 @@ func showPinnedNotes(
 
 // readme:begin
 /// One note: the stored one, or fetched once and stored.
-func note(id: Int, store: any Store, client: APIClient) async throws -> Note? {
+func note(id: Int, loader: ResourceLoader) async throws -> Note? {
     let resource = Resource(one: NotesAPI.Get(id: id), mapper: NoteMapper(), where: \.id == id)
-    return try await ResourceLoader(store: store, client: client).load(resource).first
+    return try await loader.load(resource).first
 }
 // readme:end
 
@@ -267,11 +264,12 @@ struct ReadmeSyncSampleRunTests {
     func cachedScreen() async throws {
         try await Self.withNotesAPI { server, client in
             let store = try SQLiteStore.temporary()
+            let loader = try ResourceLoader(engine: notesEngine(store: store, client: client))
             let pinned = Self.notes.filter(\.pinned).sorted { $0.title < $1.title }
             // Shown until the refreshed rows are: the rows and the refresh state of each call.
             let (shown, shows) = AsyncStream.makeStream(of: ([Note], Bool).self)
             let screen = Task {
-                try await showPinnedNotes(store: store, client: client) { shows.yield(($0, $1)) }
+                try await showPinnedNotes(loader: loader) { shows.yield(($0, $1)) }
             }
             var seen: [([Note], Bool)] = []
             for await snapshot in shown {
@@ -288,7 +286,7 @@ struct ReadmeSyncSampleRunTests {
             // Fresh (under five minutes old): the next screen shows the stored rows and asks nothing.
             let (again, againShows) = AsyncStream.makeStream(of: ([Note], Bool).self)
             let second = Task {
-                try await showPinnedNotes(store: store, client: client) { againShows.yield(($0, $1)) }
+                try await showPinnedNotes(loader: loader) { againShows.yield(($0, $1)) }
             }
             var first: ([Note], Bool)?
             for await snapshot in again {
@@ -306,19 +304,20 @@ struct ReadmeSyncSampleRunTests {
     @Test("one note is fetched once and stored, then read from the store, with the server gone too")
     func oneNote() async throws {
         let store = try SQLiteStore.temporary()
-        var client: APIClient?
+        var loader: ResourceLoader?
         try await Self.withNotesAPI { server, api in
-            client = api
-            let fetched = try await note(id: 3, store: store, client: api)
-            let stored = try await note(id: 3, store: store, client: api)
+            let made = try ResourceLoader(engine: notesEngine(store: store, client: api))
+            loader = made
+            let fetched = try await note(id: 3, loader: made)
+            let stored = try await note(id: 3, loader: made)
             #expect(fetched == Self.notes[2])
             #expect(stored == Self.notes[2])
             // No such note, and nothing stored: the API's answer (404) is the error.
-            let missing = await #expect(throws: HTTPError.self) { try await note(id: 9, store: store, client: api) }
+            let missing = await #expect(throws: HTTPError.self) { try await note(id: 9, loader: made) }
             #expect(missing?.status == 404)
             #expect(server.requests == ["GET /notes/3", "GET /notes/9"])
         }
-        let offline = try await note(id: 3, store: store, client: try #require(client))  // the server is gone
+        let offline = try await note(id: 3, loader: try #require(loader))  // the server is gone
         #expect(offline == Self.notes[2])
     }
 

@@ -1,5 +1,5 @@
 // A stand-in, on Linux only, for the part of SwiftUI the README's screen uses: `View`, `@State`,
-// `List`, `VStack`, `Text`, `ProgressView`, `.refreshable` and `.overlay`, with SwiftUI's own
+// `List`, `VStack`, `Text`, `Button`, `ProgressView`, `.refreshable` and `.overlay`, with SwiftUI's own
 // signatures (main-actor views, `@Sendable` refresh actions, view builders). There is no SwiftUI
 // on Linux; with this module the sample compiles unchanged there, and a test renders it to lines
 // of text and runs its refresh. On Apple platforms the package does not build this module and the
@@ -99,6 +99,19 @@ nonisolated public struct ProgressView: View {
     @MainActor public var body: Never { fatalError("a primitive view has no body") }
 }
 
+/// A button with a title.
+nonisolated public struct Button: View {
+    let title: String
+    let action: @MainActor () -> Void
+    /// A button titled `title` that runs `action` when tapped.
+    nonisolated public init<S: StringProtocol>(_ title: S, action: @escaping @MainActor () -> Void) {
+        self.title = String(title)
+        self.action = action
+    }
+    /// Never called.
+    @MainActor public var body: Never { fatalError("a primitive view has no body") }
+}
+
 /// Views stacked vertically.
 nonisolated public struct VStack<Content: View>: View {
     let content: Content
@@ -146,10 +159,12 @@ extension View {
 /// refresh actions in it (what pulling to refresh would run).
 @MainActor
 public struct Rendering {
-    /// Each text, `[spinner]` for a progress view, in order.
+    /// Each text, `[spinner]` for a progress view, `[title]` for a button, in order.
     public var lines: [String] = []
     /// The `.refreshable` actions, outermost first.
     public var refreshActions: [@Sendable () async -> Void] = []
+    /// The buttons' actions (what tapping each would run), in order.
+    public var buttonActions: [@MainActor () -> Void] = []
 
     /// Renders `view`, evaluating bodies as SwiftUI would on an update.
     public init(_ view: some View) { add(view) }
@@ -158,6 +173,9 @@ public struct Rendering {
         switch view {
         case let text as Text: lines.append(text.content)
         case is ProgressView: lines.append("[spinner]")
+        case let button as Button:
+            lines.append("[\(button.title)]")
+            buttonActions.append(button.action)
         case is EmptyView: break
         case let tuple as TupleView: for view in tuple.views { add(view) }
         case let primitive as any Primitive: primitive.render(into: &self)
