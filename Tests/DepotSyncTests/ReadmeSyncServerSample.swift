@@ -74,6 +74,19 @@ func serveNotes(databaseURL: String, tokens: [String: String]) async throws {
 }
 // readme:end
 
+// readme:begin
+/// A note written on this device, offline too: stored and shown at once, sent by a sync.
+func writeNote(title: String, user: User, engine: SyncEngine) async throws {
+    let note = SharedNote(id: UUID(), ownerID: user.id, title: title, pinned: false)  // a key no device shares
+    try await engine.store.repository(SharedNote.self).insert(note)  // and one outbox entry
+    do {
+        try await engine.sync()  // pushes the outbox in order, then pulls what others wrote
+    } catch {
+        // Offline, or the server unreachable: the note waits in the outbox for the next sync.
+    }
+}
+// readme:end
+
 @Suite("README: DepotSyncServer")
 struct ReadmeSyncServerSampleTests {
     @Test("the README's server and client: a note written offline reaches its owner's other device only")
@@ -97,6 +110,37 @@ struct ReadmeSyncServerSampleTests {
             #expect(try await sync.base.repository(SharedNote.self).fetchAll() == [note])
             let stranger = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "wrong")
             await #expect(throws: DepotHTTP.HTTPError.self) { try await stranger.sync() }
+        } cleanup: {
+            await http.stop()
+        }
+    }
+
+    @Test(
+        "a note written offline waits in the outbox, and reaches the other device with the first sync that gets through"
+    )
+    func noteWrittenOffline() async throws {
+        let tokens = ["token-a": "ada"]
+        let (_, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
+            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(User.init)
+        }
+        let http = try await LocalHTTPServer.start(router)
+        try await withCleanup {
+            // Offline: a port nothing listens on. The write stands; the sync's failure is swallowed.
+            let offlineAPI = try #require(URL(string: "http://127.0.0.1:\(try Loopback.unusedPort())"))
+            let store = try SQLiteStore.temporary()
+            let offline = notesEngine(store: store, api: offlineAPI, token: "token-a")
+            try await writeNote(title: "on the train", user: User(id: "ada"), engine: offline)
+            #expect(try await offline.store.repository(SharedNote.self).fetch().map(\.title) == ["on the train"])
+            #expect(try await offline.status().pendingChanges == 1)
+
+            // Back online (the same store, the server reachable): the next write's sync sends both.
+            let online = notesEngine(store: store, api: http.url, token: "token-a")
+            try await writeNote(title: "at home", user: User(id: "ada"), engine: online)
+            #expect(try await online.status().pendingChanges == 0)
+            let phone = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
+            try await phone.sync()
+            let titles = try await phone.base.repository(SharedNote.self).fetch(orderBy: [.ascending(\.title)])
+            #expect(titles.map(\.title) == ["at home", "on the train"])
         } cleanup: {
             await http.stop()
         }

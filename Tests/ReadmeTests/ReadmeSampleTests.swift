@@ -127,20 +127,40 @@ struct ReadmeSampleTests {
         }
     }
 
-    @Test("the package manifest fragments in the README name only products the package has")
+    @Test("the package manifest fragments in the README name only products and packages the package has")
     func manifestFragmentsNameRealProducts() throws {
         let manifest = try String(
             contentsOf: ReadmeSamples.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let fragments = try ReadmeSamples.samples().filter(\.isManifest)
         #expect(!fragments.isEmpty)
         for fragment in fragments {
-            let names = fragment.text.components(separatedBy: ".product(name: \"").dropFirst()
-                .compactMap { $0.components(separatedBy: "\"").first }
-            #expect(!names.isEmpty, "README.md line \(fragment.line): a manifest fragment naming no product")
-            for name in names {
+            let products = fragment.text.components(separatedBy: ".product(name: \"").dropFirst().compactMap {
+                piece -> (name: String, package: String)? in
+                let fields = piece.components(separatedBy: "\"")
+                guard fields.count > 2, fields[1].contains("package:") else { return nil }
+                return (fields[0], fields[2])
+            }
+            let packages = fragment.text.components(separatedBy: ".package(url: \"").dropFirst().compactMap {
+                $0.components(separatedBy: ")").first
+            }
+            #expect(!products.isEmpty, "README.md line \(fragment.line): a manifest fragment naming no product")
+            for product in products where product.package == "depot" {
                 #expect(
-                    manifest.contains(".library(name: \"\(name)\""),
-                    "README.md line \(fragment.line): product \(name) is not a library of Package.swift")
+                    manifest.contains(".library(name: \"\(product.name)\""),
+                    "README.md line \(fragment.line): product \(product.name) is not a library of Package.swift")
+            }
+            for product in products where product.package != "depot" {
+                // Another package's product: one this package depends on, by the same name.
+                #expect(
+                    manifest.contains(".product(name: \"\(product.name)\", package: \"\(product.package)\")"),
+                    "README.md line \(fragment.line): \(product.package)'s \(product.name) is not one Package.swift uses"
+                )
+            }
+            for package in packages where !package.contains("depot-swift/depot") {
+                // The same URL and version as Package.swift's own dependency.
+                #expect(
+                    manifest.contains(".package(url: \"\(package))"),
+                    "README.md line \(fragment.line): .package(url: \"\(package)) is not as in Package.swift")
             }
         }
     }
