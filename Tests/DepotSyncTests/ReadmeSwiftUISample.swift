@@ -57,6 +57,23 @@ func launch(store: SQLiteStore, api: URL) throws -> (engine: SyncEngine, screen:
 
 // readme:begin
 import Depot
+import DepotSQLite
+import Foundation
+
+/// At launch: the file in Application Support (the folder is created if missing; the store
+/// creates the file, not its folder), then the tables brought to the entities' shape.
+func openStore() async throws -> SQLiteStore {
+    let folder = try FileManager.default.url(
+        for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+    let store = try SQLiteStore(path: folder.appendingPathComponent("airports.sqlite").path)
+    let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
+    try await store.open(migrations, entities: [Airport.self])  // before the first read or write
+    return store
+}
+// readme:end
+
+// readme:begin
+import Depot
 import SwiftUI
 
 /// Norway's airports, live: the list follows every commit that changes them, whoever wrote it.
@@ -74,6 +91,31 @@ struct NorwayList: View {
     var body: some View {
         List(norway.results, id: \.icao) { airport in
             Text(airport.name)
+        }
+    }
+}
+// readme:end
+
+// readme:begin
+import DepotSQLite
+import SwiftUI
+
+/// The app: the store opened once, at launch; a spinner until it is open, then the list.
+struct AirportsApp: App {  // @main in your app target
+    @State private var store: SQLiteStore?
+    @State private var failure: String?
+
+    var body: some Scene {
+        WindowGroup {
+            if let store {
+                NorwayList(store: store)
+            } else if let failure {
+                Text(failure)  // a file that cannot be opened or migrated
+            } else {
+                ProgressView().task {
+                    do { store = try await openStore() } catch { failure = "\(error)" }
+                }
+            }
         }
     }
 }
@@ -143,3 +185,49 @@ struct NorwayList: View {
         }
     }
 #endif
+
+/// The app sample in a process of its own: it opens a file in Application Support.
+@Suite("README: the SwiftUI app, in a process of its own")
+struct SwiftUIAppSampleTests {
+    @Test(
+        "the app shows a spinner, opens the store in a new Application Support, then lists what is written",
+        .enabled(if: SampleChild.isSupported, "Linux only: the child is this test binary run again"))
+    func appOpensItsStoreThenLists() async throws {
+        try await SampleChild.run("swiftui-app", filter: "DepotSyncTests.SwiftUIAppChild")
+    }
+}
+
+/// The child's half.
+@Suite("README: the SwiftUI app, the child process's half")
+struct SwiftUIAppChild {
+    @Test(
+        "renders the app before and after its store opens, and follows another connection's writes",
+        .enabled(if: SampleChild.requested == "swiftui-app", "runs only in the child SwiftUIAppSampleTests starts"))
+    @MainActor
+    func rendersTheApp() async throws {
+        let folder = try SampleChild.enterScratchFolder()
+        let support = try FileManager.default.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+        try #require(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
+        #expect(!FileManager.default.fileExists(atPath: support.path), "the sample creates the folder")
+
+        let app = AirportsApp()
+        let launching = Rendering(app: app)
+        #expect(launching.lines == ["[spinner]"])
+        try #require(launching.taskActions.count == 1)
+        await launching.taskActions[0]()
+        let opened = Rendering(app: app)
+        let list = try #require(opened.views.compactMap { $0 as? NorwayList }.first, "\(opened.lines)")
+
+        // Another connection writes the file (as another process would): the list follows.
+        let other = try SQLiteStore(path: support.appendingPathComponent("airports.sqlite").path)
+        let airports = try await someAirports(["NO"])
+        try await other.repository(Airport.self).insert(airports)
+        _ = Rendering(list)
+        try await observed { Rendering(list).lines == airports.map(\.name).sorted() }
+
+        let reopened = try await openStore()  // a second launch: nothing to migrate, rows kept
+        #expect(try await reopened.repository(Airport.self).count() == airports.count)
+        SampleChild.passed("swiftui-app")
+    }
+}

@@ -18,7 +18,6 @@ private let childTest = "ReadmeTests.ProcessSampleChild"
 enum ProcessSample: String, CaseIterable, CustomTestStringConvertible {
     case quickStartOnSQLite = "quick-start-sqlite"
     case quickStartOnPostgres = "quick-start-postgres"
-    case appLaunch = "app-launch"
     case openAppStore = "open-app-store"
     case loggingAndMetrics = "logging-and-metrics"
     case startApp = "start-app"
@@ -32,7 +31,6 @@ enum ProcessSample: String, CaseIterable, CustomTestStringConvertible {
         case .quickStartOnSQLite:
             "the quick start on SQLite creates airports.sqlite in the current folder and leaves ENGM in it"
         case .quickStartOnPostgres: "the quick start on PostgreSQL runs on the server DATABASE_URL names"
-        case .appLaunch: "the app launch sample creates Application Support and a migrated airports.sqlite in it"
         case .openAppStore: "the setup article's openAppStore migrates app.sqlite in Application Support"
         case .loggingAndMetrics:
             "the operating samples: a logging store and a measured store open app.sqlite in the current folder"
@@ -103,16 +101,6 @@ struct ProcessSampleChild {
             try await addNorway(to: store)
             await store.close()
             try await quickStartOnPostgres()  // the parent checks what it left
-        case .appLaunch:
-            let support = try applicationSupport(in: folder)
-            #expect(!FileManager.default.fileExists(atPath: support.path), "the sample creates the folder")
-            let store = try await appLaunch()
-            try await addNorway(to: store)
-            try await quickStart(store: store)
-            let path = support.appendingPathComponent("airports.sqlite").path
-            #expect(try await airportCodes(inFile: path) == ["ENGM"])
-            let reopened = try await appLaunch()  // a second launch: nothing to migrate, rows kept
-            #expect(try await reopened.repository(Airport.self).count() == 1)
         case .openAppStore:
             let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
             let store = try await openAppStore(migrations: migrations)

@@ -22,18 +22,3 @@ func quickStartOnPostgres() async throws {
     try await quickStart(store: store)  // the function above, unchanged
     // readme:end
 }
-
-/// An app's store at launch (run by ProcessSampleTests in a process of its own: it writes to
-/// Application Support).
-func appLaunch() async throws -> SQLiteStore {
-    // readme:begin
-    // At launch: the file in Application Support (the folder is created if missing; the store
-    // creates the file, not its folder), then the tables brought to the entities' shape.
-    let folder = try FileManager.default.url(
-        for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-    let store = try SQLiteStore(path: folder.appendingPathComponent("airports.sqlite").path)
-    let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
-    try await store.open(migrations, entities: [Airport.self])  // before the first read or write
-    // readme:end
-    return store
-}

@@ -1,5 +1,6 @@
 // A stand-in, on Linux only, for the part of SwiftUI the README's screen uses: `View`, `@State`,
-// `List`, `VStack`, `Text`, `Button`, `ProgressView`, `.refreshable` and `.overlay`, with SwiftUI's own
+// `List`, `VStack`, `Text`, `Button`, `ProgressView`, `.refreshable`, `.overlay` and `.task`, and
+// `App` with a `WindowGroup` scene, with SwiftUI's own
 // signatures (main-actor views, `@Sendable` refresh actions, view builders). There is no SwiftUI
 // on Linux; with this module the sample compiles unchanged there, and a test renders it to lines
 // of text and runs its refresh. On Apple platforms the package does not build this module and the
@@ -134,11 +135,43 @@ nonisolated public struct List<Data: RandomAccessCollection, ID: Hashable, RowCo
     @MainActor public var body: Never { fatalError("a primitive view has no body") }
 }
 
+/// An app: what `@main` marks in an app target.
+@MainActor
+@preconcurrency
+public protocol App {
+    /// The app's scenes.
+    associatedtype Body: Scene
+    /// The app's scenes.
+    @SceneBuilder var body: Body { get }
+    /// The app, as the system makes it at launch.
+    init()
+}
+
+/// A part of an app's user interface (a window).
+@MainActor
+@preconcurrency
+public protocol Scene {}
+
+/// Builds scenes from the statements of a closure (one scene here).
+@resultBuilder
+public enum SceneBuilder {
+    /// One scene.
+    public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
+}
+
+/// A window showing `content`.
+nonisolated public struct WindowGroup<Content: View>: Scene {
+    let content: Content
+    /// A window showing what `content` builds.
+    nonisolated public init(@ViewBuilder content: () -> Content) { self.content = content() }
+}
+
 /// A view with a modifier applied.
 public struct ModifiedContent<Content: View>: View {
     let content: Content
     let overlay: (any View)?
     let refresh: (@Sendable () async -> Void)?
+    var task: (@Sendable () async -> Void)? = nil
     /// Never called.
     @MainActor public var body: Never { fatalError("a primitive view has no body") }
 }
@@ -147,6 +180,11 @@ extension View {
     /// Runs `action` when the user pulls to refresh.
     public func refreshable(action: @escaping @Sendable () async -> Void) -> ModifiedContent<Self> {
         ModifiedContent(content: self, overlay: nil, refresh: action)
+    }
+
+    /// Runs `action` when the view appears (cancelled when it disappears).
+    public func task(@_inheritActorContext _ action: @escaping @Sendable () async -> Void) -> ModifiedContent<Self> {
+        ModifiedContent(content: self, overlay: nil, refresh: nil, task: action)
     }
 
     /// Puts what `content` builds over this view.
@@ -165,9 +203,19 @@ public struct Rendering {
     public var refreshActions: [@Sendable () async -> Void] = []
     /// The buttons' actions (what tapping each would run), in order.
     public var buttonActions: [@MainActor () -> Void] = []
+    /// The `.task` actions (what appearing would start), in order.
+    public var taskActions: [@Sendable () async -> Void] = []
+    /// The views of the app's own types rendered (through their `body`), outermost first: a test
+    /// renders one of them again, as SwiftUI keeps a view's state across updates.
+    public var views: [any View] = []
 
     /// Renders `view`, evaluating bodies as SwiftUI would on an update.
     public init(_ view: some View) { add(view) }
+
+    /// Renders the window of `app`'s scene.
+    public init(app: some App) {
+        if let window = app.body as? any WindowContent { window.render(into: &self) }
+    }
 
     private mutating func add(_ view: any View) {
         switch view {
@@ -179,7 +227,9 @@ public struct Rendering {
         case is EmptyView: break
         case let tuple as TupleView: for view in tuple.views { add(view) }
         case let primitive as any Primitive: primitive.render(into: &self)
-        default: add(view.body)
+        default:
+            views.append(view)
+            add(view.body)
         }
     }
 
@@ -206,9 +256,20 @@ extension Optional: Primitive where Wrapped: View {
     }
 }
 
+/// A window the renderer looks inside of.
+@MainActor
+private protocol WindowContent {
+    func render(into rendering: inout Rendering)
+}
+
+extension WindowGroup: WindowContent {
+    @MainActor fileprivate func render(into rendering: inout Rendering) { rendering.render(content) }
+}
+
 extension ModifiedContent: Primitive {
     @MainActor fileprivate func render(into rendering: inout Rendering) {
         if let refresh { rendering.refreshActions.append(refresh) }
+        if let task { rendering.taskActions.append(task) }
         rendering.render(content)
         if let overlay { rendering.render(overlay) }
     }
