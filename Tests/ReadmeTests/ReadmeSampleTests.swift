@@ -48,26 +48,68 @@ enum ReadmeSamples {
         return samples
     }
 
-    /// The text between every `// readme:begin` / `// readme:end` pair in the Swift files under `Tests/`.
-    static func compiledRegions() throws -> [String] {
+    /// The text between every `// readme:begin` / `// readme:end` pair in the Swift files under
+    /// `Tests/` (normalized), each with the modules its file imports.
+    static func compiledRegions() throws -> [String: Set<String>] {
         let tests = root.appendingPathComponent("Tests")
-        guard let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return [] }
-        var regions: [String] = []
+        guard let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return [:] }
+        var regions: [String: Set<String>] = [:]
         for case let file as URL in files where file.pathExtension == "swift" {
+            let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+            let imports = Set(lines.compactMap(imported))
             var current: [String]?
-            for line in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n") {
+            for line in lines {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed == "// readme:begin" {
                     current = []
                 } else if trimmed == "// readme:end" {
-                    if let current { regions.append(current.joined(separator: "\n")) }
+                    if let current {
+                        regions[normalized(current.joined(separator: "\n")), default: []].formUnion(imports)
+                    }
                     current = nil
                 } else {
                     current?.append(line)
                 }
             }
         }
-        return regions.map(normalized)
+        return regions
+    }
+
+    /// The module `line` imports, if it is an import.
+    static func imported(_ line: String) -> String? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("import ") else { return nil }
+        return String(trimmed.dropFirst("import ".count)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The modules `sample` imports in its leading lines.
+    static func imports(of sample: String) -> Set<String> {
+        var modules: Set<String> = []
+        for line in sample.components(separatedBy: "\n") {
+            if let module = imported(line) {
+                modules.insert(module)
+            } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                break
+            }
+        }
+        return modules
+    }
+
+    /// Checks that `sample` (at `place`) is a compiled region, and that what it imports its
+    /// compiled copy's file imports too.
+    static func expectCompiled(_ sample: Sample, at place: String, in regions: [String: Set<String>]) {
+        guard let fileImports = regions[normalized(sample.text)] else {
+            Issue.record(
+                """
+                \(place): this sample is not between `// readme:begin` and `// readme:end` in any Swift \
+                file under Tests/ (or it differs from the compiled copy)
+                """)
+            return
+        }
+        let missing = imports(of: sample.text).subtracting(fileImports)
+        #expect(
+            missing.isEmpty, "\(place): the sample imports \(missing.sorted()), which its compiled copy's file does not"
+        )
     }
 
     /// `text` without leading `import` lines, trailing spaces, surrounding blank lines and common indentation.
@@ -77,7 +119,7 @@ enum ReadmeSamples {
             while line.last == " " { line.removeLast() }
             return line
         }
-        while let first = lines.first, first.isEmpty || first.hasPrefix("import ") { lines.removeFirst() }
+        while let first = lines.first, first.isEmpty || imported(first) != nil { lines.removeFirst() }
         while lines.last?.isEmpty == true { lines.removeLast() }
         let indent = lines.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
         return lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
@@ -86,24 +128,21 @@ enum ReadmeSamples {
 
 @Suite("README samples")
 struct ReadmeSampleTests {
-    @Test("every Swift sample in the README is code compiled by a test, character for character")
+    @Test("every Swift sample in the README is code compiled by a test, character for character, with its imports")
     func everySampleIsCompiled() throws {
         let samples = try ReadmeSamples.samples()
-        let regions = Set(try ReadmeSamples.compiledRegions())
+        let regions = try ReadmeSamples.compiledRegions()
         #expect(samples.count >= 10)
         for sample in samples where !sample.isManifest {
-            #expect(
-                regions.contains(ReadmeSamples.normalized(sample.text)),
-                """
-                README.md line \(sample.line): this sample is not between `// readme:begin` and `// readme:end` \
-                in any Swift file under Tests/ (or it differs from the compiled copy)
-                """)
+            ReadmeSamples.expectCompiled(sample, at: "README.md line \(sample.line)", in: regions)
         }
     }
 
-    @Test("every Swift sample of every DocC catalog is code compiled by a test, character for character")
+    @Test(
+        "every Swift sample of every DocC catalog is code compiled by a test, character for character, with its imports"
+    )
     func everyDocCSampleIsCompiled() throws {
-        let regions = Set(try ReadmeSamples.compiledRegions())
+        let regions = try ReadmeSamples.compiledRegions()
         let sources = ReadmeSamples.root.appendingPathComponent("Sources")
         var articles: [String] = []
         for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
@@ -117,12 +156,7 @@ struct ReadmeSampleTests {
         #expect(articles.count >= 10)
         for article in articles {
             for sample in try ReadmeSamples.samples(in: article) {
-                #expect(
-                    regions.contains(ReadmeSamples.normalized(sample.text)),
-                    """
-                    \(article) line \(sample.line): this sample is not between `// readme:begin` and \
-                    `// readme:end` in any Swift file under Tests/ (or it differs from the compiled copy)
-                    """)
+                ReadmeSamples.expectCompiled(sample, at: "\(article) line \(sample.line)", in: regions)
             }
         }
     }
