@@ -22,15 +22,15 @@ struct SharedNote: Equatable {
     var pinned: Bool
 }
 
-struct User: SyncCaller {
+struct Account: SyncCaller {
     var id: String
 }
 
 /// The server: a feed and a push endpoint for notes, each user seeing and pushing their own.
 func notesRouter(
-    store: any Store, authenticate: @escaping @Sendable (_ authorization: String?) async throws -> User?
-) async throws -> (SyncServer<User>, Router<BasicRequestContext>) {
-    let sync = try await SyncServer<User>.open(
+    store: any Store, authenticate: @escaping @Sendable (_ authorization: String?) async throws -> Account?
+) async throws -> (SyncServer<Account>, Router<BasicRequestContext>) {
+    let sync = try await SyncServer<Account>.open(
         store: store,
         tables: [
             .table(
@@ -47,7 +47,7 @@ func notesRouter(
 }
 
 /// The client: the entity declared, nothing else written.
-func notesEngine(store: any Store, api: URL, token: String) -> SyncEngine {
+func sharedNotesEngine(store: any Store, api: URL, token: String) -> SyncEngine {
     var configuration = APIClient.Configuration()
     configuration.headers["Authorization"] = "Bearer \(token)"
     return SyncEngine(
@@ -66,7 +66,7 @@ func serveNotes(databaseURL: String, tokens: [String: String]) async throws {
     let store = try PostgresStore(url: databaseURL)
     let (_, router) = try await notesRouter(store: store) { authorization in
         guard let token = authorization?.split(separator: " ").last else { return nil }  // "Bearer TOKEN"
-        return tokens[String(token)].map { User(id: $0) }  // nil: 401
+        return tokens[String(token)].map { Account(id: $0) }  // nil: 401
     }
     let port = ProcessInfo.processInfo.environment["PORT"].flatMap { Int($0) } ?? 8080
     let address = BindAddress.hostname("127.0.0.1", port: port)  // "0.0.0.0" to serve other machines
@@ -76,8 +76,8 @@ func serveNotes(databaseURL: String, tokens: [String: String]) async throws {
 
 // readme:begin
 /// A note written on this device, offline too: stored and shown at once, sent by a sync.
-func writeNote(title: String, user: User, engine: SyncEngine) async throws {
-    let note = SharedNote(id: UUID(), ownerID: user.id, title: title, pinned: false)  // a key no device shares
+func writeNote(title: String, owner: Account, engine: SyncEngine) async throws {
+    let note = SharedNote(id: UUID(), ownerID: owner.id, title: title, pinned: false)  // a key no device shares
     try await engine.store.repository(SharedNote.self).insert(note)  // and one outbox entry
     do {
         try await engine.sync()  // pushes the outbox in order, then pulls what others wrote
@@ -93,13 +93,13 @@ struct ReadmeSyncServerSampleTests {
     func sampleRuns() async throws {
         let tokens = ["token-a": "ada", "token-b": "bo"]
         let (sync, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
-            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(User.init)
+            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
         }
         let http = try await LocalHTTPServer.start(router)
         try await withCleanup {
-            let laptop = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
-            let phone = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
-            let other = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-b")
+            let laptop = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
+            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
+            let other = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-b")
             let note = SharedNote(id: UUID(), ownerID: "ada", title: "offline", pinned: false)
             try await laptop.store.repository(SharedNote.self).insert(note)
             try await laptop.sync()
@@ -108,7 +108,7 @@ struct ReadmeSyncServerSampleTests {
             #expect(try await phone.base.repository(SharedNote.self).fetchAll() == [note])
             #expect(try await other.base.repository(SharedNote.self).count() == 0)
             #expect(try await sync.base.repository(SharedNote.self).fetchAll() == [note])
-            let stranger = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "wrong")
+            let stranger = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "wrong")
             await #expect(throws: DepotHTTP.HTTPError.self) { try await stranger.sync() }
         } cleanup: {
             await http.stop()
@@ -121,23 +121,23 @@ struct ReadmeSyncServerSampleTests {
     func noteWrittenOffline() async throws {
         let tokens = ["token-a": "ada"]
         let (_, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
-            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(User.init)
+            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
         }
         let http = try await LocalHTTPServer.start(router)
         try await withCleanup {
             // Offline: a port nothing listens on. The write stands; the sync's failure is swallowed.
             let offlineAPI = try #require(URL(string: "http://127.0.0.1:\(try Loopback.unusedPort())"))
             let store = try SQLiteStore.temporary()
-            let offline = notesEngine(store: store, api: offlineAPI, token: "token-a")
-            try await writeNote(title: "on the train", user: User(id: "ada"), engine: offline)
+            let offline = sharedNotesEngine(store: store, api: offlineAPI, token: "token-a")
+            try await writeNote(title: "on the train", owner: Account(id: "ada"), engine: offline)
             #expect(try await offline.store.repository(SharedNote.self).fetch().map(\.title) == ["on the train"])
             #expect(try await offline.status().pendingChanges == 1)
 
             // Back online (the same store, the server reachable): the next write's sync sends both.
-            let online = notesEngine(store: store, api: http.url, token: "token-a")
-            try await writeNote(title: "at home", user: User(id: "ada"), engine: online)
+            let online = sharedNotesEngine(store: store, api: http.url, token: "token-a")
+            try await writeNote(title: "at home", owner: Account(id: "ada"), engine: online)
             #expect(try await online.status().pendingChanges == 0)
-            let phone = notesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
+            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
             try await phone.sync()
             let titles = try await phone.base.repository(SharedNote.self).fetch(orderBy: [.ascending(\.title)])
             #expect(titles.map(\.title) == ["at home", "on the train"])

@@ -60,14 +60,14 @@ struct ServeNotesChild {
             try await Task.sleep(for: .milliseconds(20))
         }
         let api = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let laptop = notesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
-        let phone = notesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+        let laptop = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+        let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
         let note = SharedNote(id: UUID(), ownerID: "ada", title: "written on the laptop", pinned: false)
         try await laptop.store.repository(SharedNote.self).insert(note)
         try await laptop.sync()
         try await phone.sync()
         #expect(try await phone.base.repository(SharedNote.self).fetchAll() == [note])
-        let stranger = notesEngine(store: try SQLiteStore.temporary(), api: api, token: "wrong")
+        let stranger = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "wrong")
         await #expect(throws: (any Error).self, "an unknown token is refused") { try await stranger.sync() }
         kill(getpid(), SIGTERM)  // as a process manager stops it: the service group shuts down gracefully
         try await server.value

@@ -79,12 +79,12 @@ import DepotSQLite
 import Foundation
 
 /// An app's store: one file in Application Support (the folder created on first launch), its
-/// schema brought up to date before the first screen reads it.
-func openAppStore(migrations: Migrations) async throws -> SQLiteStore {
+/// schema brought up to date and checked against the entities before the first screen reads it.
+func openAppStore(migrations: Migrations, entities: [any Entity.Type]) async throws -> SQLiteStore {
     let folder = try FileManager.default.url(
         for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
     let store = try SQLiteStore(path: folder.appendingPathComponent("app.sqlite").path)
-    try await store.migrate(migrations)
+    try await store.open(migrations, entities: entities)  // migrate, then check every table's shape
     return store
 }
 // readme:end

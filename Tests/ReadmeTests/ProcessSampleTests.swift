@@ -103,7 +103,7 @@ struct ProcessSampleChild {
             try await quickStartOnPostgres()  // the parent checks what it left
         case .openAppStore:
             let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
-            let store = try await openAppStore(migrations: migrations)
+            let store = try await openAppStore(migrations: migrations, entities: [Airport.self])
             #expect(try await store.appliedMigrations().map(\.name) == ["1 airports"])
             let path = try applicationSupport(in: folder).appendingPathComponent("app.sqlite").path
             #expect(FileManager.default.fileExists(atPath: path), "no file at \(path)")

@@ -14,7 +14,7 @@ struct Country: Entity {
     static var relations: [any Relation<Country>] { [airports] }
 }
 
-extension Airport {  // the airports of the example, whose `country` holds a country code
+extension Airport {  // the quick start's airports, whose `country` holds a country code
     static let country = ToOne<Airport, Country>(\.country, onDelete: .cascade)
     static var relations: [any Relation<Airport>] { [country] }
 }
