@@ -186,6 +186,76 @@ struct AirportsApp: App {  // @main in your app target
     }
 #endif
 
+// readme:begin
+import DepotSync
+import SwiftUI
+
+/// The user's notes, live (theirs from every device, once synced), and a button that syncs.
+struct SharedNotesList: View {
+    @State private var notes: LiveQuery<SharedNote>
+    @State private var sync: LiveSyncStatus
+    private let engine: SyncEngine
+
+    init(engine: SyncEngine) {
+        _notes = State(
+            initialValue: LiveQuery(engine.store.repository(SharedNote.self), orderBy: [.ascending(\.title)]))
+        _sync = State(initialValue: LiveSyncStatus(engine))
+        self.engine = engine
+    }
+
+    var body: some View {
+        VStack {
+            List(notes.results, id: \.id) { note in
+                Text(note.title)
+            }
+            Button("Sync (\(sync.status.pendingChanges) to send)") {
+                Task { try? await engine.sync() }  // a failure: sync.status.lastError
+            }
+        }
+    }
+}
+// readme:end
+
+#if os(Linux)
+    @Suite("README: the synced notes list", .timeLimit(.minutes(10)))
+    struct SharedNotesListTests {
+        @Test("the list shows a note written on this device at once, and another device's after the button's sync")
+        func listFollowsLocalWritesAndSyncs() async throws {
+            let tokens = ["token-a": "ada"]
+            let (_, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
+                tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
+            }
+            let http = try await LocalHTTPServer.start(router)
+            try await withCleanup {
+                try await Self.run(api: http.url)
+            } cleanup: {
+                await http.stop()
+            }
+        }
+
+        @MainActor
+        static func run(api: URL) async throws {
+            let engine = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+            let list = SharedNotesList(engine: engine)
+            _ = Rendering(list)
+            try await observed { Rendering(list).lines == ["[Sync (0 to send)]"] }
+
+            try await engine.store.repository(SharedNote.self).insert(
+                SharedNote(id: UUID(), ownerID: "ada", title: "here", pinned: false))
+            try await observed { Rendering(list).lines == ["here", "[Sync (1 to send)]"] }
+
+            try await phone.store.repository(SharedNote.self).insert(
+                SharedNote(id: UUID(), ownerID: "ada", title: "from the phone", pinned: false))
+            try await phone.sync()
+            let rendering = Rendering(list)
+            try #require(rendering.buttonActions.count == 1)
+            rendering.buttonActions[0]()
+            try await observed { Rendering(list).lines == ["from the phone", "here", "[Sync (0 to send)]"] }
+        }
+    }
+#endif
+
 /// The app sample in a process of its own: it opens a file in Application Support.
 @Suite("README: the SwiftUI app, in a process of its own")
 struct SwiftUIAppSampleTests {
