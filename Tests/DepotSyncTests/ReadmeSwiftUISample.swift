@@ -221,16 +221,7 @@ struct SharedNotesList: View {
     struct SharedNotesListTests {
         @Test("the list shows a note written on this device at once, and another device's after the button's sync")
         func listFollowsLocalWritesAndSyncs() async throws {
-            let tokens = ["token-a": "ada"]
-            let (_, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
-                tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
-            }
-            let http = try await LocalHTTPServer.start(router)
-            try await withCleanup {
-                try await Self.run(api: http.url)
-            } cleanup: {
-                await http.stop()
-            }
+            try await withSharedNotesServer(["token-a": "ada"]) { _, api in try await Self.run(api: api) }
         }
 
         @MainActor

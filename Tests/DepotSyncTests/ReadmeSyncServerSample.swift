@@ -87,19 +87,30 @@ func writeNote(title: String, owner: Account, engine: SyncEngine) async throws {
 }
 // readme:end
 
+/// `body` with the README's notes server on 127.0.0.1 (its store a temporary file), accepting the
+/// bearer `tokens` (token → account id); the server stops after.
+func withSharedNotesServer(
+    _ tokens: [String: String], _ body: (SyncServer<Account>, URL) async throws -> Void
+) async throws {
+    let (sync, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
+        tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
+    }
+    let http = try await LocalHTTPServer.start(router)
+    try await withCleanup {
+        try await body(sync, http.url)
+    } cleanup: {
+        await http.stop()
+    }
+}
+
 @Suite("README: DepotSyncServer")
 struct ReadmeSyncServerSampleTests {
     @Test("the README's server and client: a note written offline reaches its owner's other device only")
     func sampleRuns() async throws {
-        let tokens = ["token-a": "ada", "token-b": "bo"]
-        let (sync, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
-            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
-        }
-        let http = try await LocalHTTPServer.start(router)
-        try await withCleanup {
-            let laptop = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
-            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
-            let other = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-b")
+        try await withSharedNotesServer(["token-a": "ada", "token-b": "bo"]) { sync, api in
+            let laptop = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
+            let other = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-b")
             let note = SharedNote(id: UUID(), ownerID: "ada", title: "offline", pinned: false)
             try await laptop.store.repository(SharedNote.self).insert(note)
             try await laptop.sync()
@@ -108,10 +119,8 @@ struct ReadmeSyncServerSampleTests {
             #expect(try await phone.base.repository(SharedNote.self).fetchAll() == [note])
             #expect(try await other.base.repository(SharedNote.self).count() == 0)
             #expect(try await sync.base.repository(SharedNote.self).fetchAll() == [note])
-            let stranger = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "wrong")
+            let stranger = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "wrong")
             await #expect(throws: DepotHTTP.HTTPError.self) { try await stranger.sync() }
-        } cleanup: {
-            await http.stop()
         }
     }
 
@@ -119,12 +128,7 @@ struct ReadmeSyncServerSampleTests {
         "a note written offline waits in the outbox, and reaches the other device with the first sync that gets through"
     )
     func noteWrittenOffline() async throws {
-        let tokens = ["token-a": "ada"]
-        let (_, router) = try await notesRouter(store: try SQLiteStore.temporary()) { header in
-            tokens[String((header ?? "").dropFirst("Bearer ".count))].map(Account.init)
-        }
-        let http = try await LocalHTTPServer.start(router)
-        try await withCleanup {
+        try await withSharedNotesServer(["token-a": "ada"]) { _, api in
             // Offline: a port nothing listens on. The write stands; the sync's failure is swallowed.
             let offlineAPI = try #require(URL(string: "http://127.0.0.1:\(try Loopback.unusedPort())"))
             let store = try SQLiteStore.temporary()
@@ -134,15 +138,13 @@ struct ReadmeSyncServerSampleTests {
             #expect(try await offline.status().pendingChanges == 1)
 
             // Back online (the same store, the server reachable): the next write's sync sends both.
-            let online = sharedNotesEngine(store: store, api: http.url, token: "token-a")
+            let online = sharedNotesEngine(store: store, api: api, token: "token-a")
             try await writeNote(title: "at home", owner: Account(id: "ada"), engine: online)
             #expect(try await online.status().pendingChanges == 0)
-            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: http.url, token: "token-a")
+            let phone = sharedNotesEngine(store: try SQLiteStore.temporary(), api: api, token: "token-a")
             try await phone.sync()
             let titles = try await phone.base.repository(SharedNote.self).fetch(orderBy: [.ascending(\.title)])
             #expect(titles.map(\.title) == ["at home", "on the train"])
-        } cleanup: {
-            await http.stop()
         }
     }
 }
