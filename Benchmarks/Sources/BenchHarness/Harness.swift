@@ -29,6 +29,22 @@ public struct BenchResult: Encodable {
     /// HTTP requests one round of the subject sent, for cases that count them (`requests` in
     /// the JSON line, left out when nil).
     public var requests: Int?
+    /// The case's A/A floor: the baseline timed against itself over the same rounds, as
+    /// `median(again) / median(baseline) - 1` (`aa_floor` in the JSON line, left out when the case
+    /// has none). A ratio closer to 1 than this is not a result (see ``isNoisy``).
+    public var floor: Double?
+
+    /// Whether the floor exceeds ±5%: two runs of identical work differed by more than that, so
+    /// the ratio says nothing within that margin; printed as noise rather than as a result.
+    public var isNoisy: Bool { floor.map { abs($0) > BenchHarness.noiseLimit } ?? false }
+
+    /// What follows the ratio where a result is printed: the A/A floor, and past ±5% that the ratio
+    /// is noise, not a result (empty when the case has no floor).
+    public var floorNote: String {
+        guard let floor else { return "" }
+        let text = String(format: "%+.1f%%", floor * 100)
+        return isNoisy ? "  A/A \(text): noise, not a result" : "  A/A \(text)"
+    }
 
     /// Per-request latency and throughput, for the subject and the baseline.
     public struct Latency: Encodable {
@@ -88,6 +104,7 @@ public struct BenchResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case `case`, backend, n, subject, baseline, ratio, requests
+        case floor = "aa_floor"
         case medianMilliseconds = "median_ms"
         case baselineMedianMilliseconds = "baseline_median_ms"
         case peakRSSMegabytes = "peak_rss_mb"
@@ -106,6 +123,7 @@ public struct BenchResult: Encodable {
         try container.encode(baselineMedianMilliseconds, forKey: .baselineMedianMilliseconds)
         try container.encode(peakRSSMegabytes, forKey: .peakRSSMegabytes)
         try container.encodeIfPresent(requests, forKey: .requests)
+        try container.encodeIfPresent(floor, forKey: .floor)
         try latency?.encode(to: encoder)
     }
 }
@@ -177,6 +195,25 @@ public enum BenchHarness {
             }
         }
         return runs
+    }
+
+    /// Above this A/A floor (±5%) a case's ratio is reported as noise, not as a result.
+    public static let noiseLimit = 0.05
+
+    /// The rounds a compared case runs by default: enough for a median to sit still (≥ 7).
+    public static let defaultRounds = 7
+
+    /// Times `subject` against `baseline`, and `baseline` against itself: one warm-up round and
+    /// `rounds` timed rounds of the three (``interleave(rounds:_:)``, order rotating). Returns the
+    /// subject's and the baseline's medians and the A/A floor (``BenchResult/floor``) — the second
+    /// baseline side differs from the first only in when it runs.
+    nonisolated(nonsending) public static func compareWithFloor(
+        rounds: Int = defaultRounds, subject: @escaping () async throws -> Double,
+        baseline: @escaping () async throws -> Double
+    ) async throws -> (subject: Double, baseline: Double, floor: Double) {
+        let runs = try await interleave(rounds: rounds, [subject, baseline, baseline])
+        let base = median(runs[1])
+        return (median(runs[0]), base, median(runs[2]) / base - 1)
     }
 
     /// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.

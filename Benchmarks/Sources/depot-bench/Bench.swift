@@ -265,11 +265,12 @@ func selected(_ name: String) -> Bool {
     return onlyExact ? name == onlyCase : name.contains(onlyCase)
 }
 
-/// Runs subject and baseline alternately (BenchHarness.interleave): one warm-up round, then
-/// `rounds` timed rounds. `prepare` builds a fresh database for a round; only the work is timed.
+/// Runs subject, baseline and the baseline again alternately (`BenchHarness.compareWithFloor`):
+/// one warm-up round, then `rounds` timed rounds; the result carries the A/A floor. `prepare`
+/// builds a fresh database for a round; only the work is timed.
 @MainActor
 func compare(
-    _ name: String, n: Int, rounds: Int = 5, subjectName: String = "depot",
+    _ name: String, n: Int, rounds: Int = BenchHarness.defaultRounds, subjectName: String = "depot",
     subject: @escaping (String) async throws -> Void,
     subjectPrepare: @escaping (String) async throws -> Void = { _ in },
     baseline: @escaping (String) -> Void, baselinePrepare: @escaping (String) async throws -> Void = { _ in }
@@ -286,7 +287,7 @@ func compare(
 /// on the store, with the one-time table check.
 @MainActor
 func compare<Subject: Sendable, Baseline>(
-    _ name: String, n: Int, rounds: Int = 5, subjectName: String = "depot",
+    _ name: String, n: Int, rounds: Int = BenchHarness.defaultRounds, subjectName: String = "depot",
     subjectPrepare: @escaping (String) async throws -> Void = { _ in },
     openSubject: @escaping (String) async throws -> Subject,
     subject: @escaping (Subject) async throws -> Void,
@@ -295,27 +296,27 @@ func compare<Subject: Sendable, Baseline>(
     baseline: @escaping (Baseline) -> Void
 ) async throws -> Result? {
     if !selected(name) { return nil }
-    let runs = try await BenchHarness.interleave(
+    let medians = try await BenchHarness.compareWithFloor(
         rounds: rounds,
-        [
-            {
-                let path = scratchPath()
-                defer { removeDatabase(path) }
-                try await subjectPrepare(path)
-                let opened = try await openSubject(path)
-                return try await BenchHarness.time { try await subject(opened) }
-            },
-            {
-                let path = scratchPath()
-                defer { removeDatabase(path) }
-                try await baselinePrepare(path)
-                let opened = openBaseline(path)
-                return await BenchHarness.time { baseline(opened) }
-            },
-        ])
-    return Result(
-        case: name, backend: "sqlite", n: n, subject: subjectName, medianMilliseconds: BenchHarness.median(runs[0]),
-        baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
+        subject: {
+            let path = scratchPath()
+            defer { removeDatabase(path) }
+            try await subjectPrepare(path)
+            let opened = try await openSubject(path)
+            return try await BenchHarness.time { try await subject(opened) }
+        },
+        baseline: {
+            let path = scratchPath()
+            defer { removeDatabase(path) }
+            try await baselinePrepare(path)
+            let opened = openBaseline(path)
+            return await BenchHarness.time { baseline(opened) }
+        })
+    var result = Result(
+        case: name, backend: "sqlite", n: n, subject: subjectName, medianMilliseconds: medians.subject,
+        baseline: "raw-c", baselineMedianMilliseconds: medians.baseline)
+    result.floor = medians.floor
+    return result
 }
 
 /// Opens the benchmark's repository on a Depot file store.
@@ -487,7 +488,7 @@ struct DepotBench {
             }
         }
         // One size: a migration step over a million rows (time and resident memory).
-        results += try await MigrationCases.run(rows: 1_000_000, rounds: 3)
+        results += try await MigrationCases.run(rows: 1_000_000, rounds: BenchHarness.defaultRounds)
         await postgres?.close()
 
         if json {
@@ -502,7 +503,7 @@ struct DepotBench {
 func printHeader() {
     print(
         "case".padding(toLength: 44, withPad: " ", startingAt: 0)
-            + "n        baseline         subject ms base ms    ratio")
+            + "n        baseline         subject ms base ms    ratio  A/A floor")
 }
 
 /// One result as a row of the table.
@@ -516,5 +517,5 @@ func printResult(_ result: BenchResult) {
             + String(result.n).padding(toLength: 9, withPad: " ", startingAt: 0)
             + result.baseline.padding(toLength: 17, withPad: " ", startingAt: 0)
             + milliseconds(result.medianMilliseconds) + milliseconds(result.baselineMedianMilliseconds)
-            + String(format: result.ratio < 0.1 ? "%.4f×" : "%.2f×", result.ratio))
+            + String(format: result.ratio < 0.1 ? "%.4f×" : "%.2f×", result.ratio) + result.floorNote)
 }

@@ -200,12 +200,14 @@ enum GeoCases {
         checkSQL(printPlans: !json, raw: raw, depotPath: indexedPath, plainPath: plainPath)
 
         var results: [BenchResult] = []
-        func record(_ name: String, _ medians: [Double], baselines: [String]) {
+        func record(_ name: String, _ measured: (medians: [Double], floor: Double), baselines: [String]) {
             for (index, baseline) in baselines.enumerated() {
-                results.append(
-                    BenchResult(
-                        case: name, backend: "sqlite", n: n, subject: "depot-indexed", medianMilliseconds: medians[0],
-                        baseline: baseline, baselineMedianMilliseconds: medians[index + 1]))
+                var result = BenchResult(
+                    case: name, backend: "sqlite", n: n, subject: "depot-indexed",
+                    medianMilliseconds: measured.medians[0], baseline: baseline,
+                    baselineMedianMilliseconds: measured.medians[index + 1])
+                result.floor = measured.floor
+                results.append(result)
             }
         }
         for (label, point) in wanted {
@@ -261,16 +263,17 @@ enum GeoCases {
         return results
     }
 
-    /// Runs the sides alternately (one warm-up round, then `rounds` timed ones, the order rotating)
-    /// and returns each side's median milliseconds, in the order of `sides`. Every answer of every
-    /// round must equal the first side's first one.
+    /// Runs the sides alternately (one warm-up round, then `rounds` timed ones, the order rotating),
+    /// and the last (the raw baseline) once more as its own A/A pair; returns each side's median
+    /// milliseconds, in the order of `sides`, and the A/A floor. Every answer of every round must
+    /// equal the first side's first one.
     @MainActor
     static func measure<Answer: Equatable>(
         _ name: String, rounds: Int, _ sides: [() async throws -> Answer]
-    ) async throws -> [Double] {
+    ) async throws -> (medians: [Double], floor: Double) {
         let runs = try await BenchHarness.interleave(
             rounds: rounds,
-            sides.map { side in
+            (sides + sides.suffix(1)).map { side in
                 {
                     var answer: Answer?
                     let time = try await BenchHarness.time { answer = try await side() }
@@ -286,7 +289,8 @@ enum GeoCases {
         } else if !CommandLine.arguments.contains("--json"), let count = expected as? Int {
             print("(\(name): \(count) rows)")
         }
-        return runs.map { side in BenchHarness.median(side.map(\.time)) }
+        let medians = runs.map { side in BenchHarness.median(side.map(\.time)) }
+        return (Array(medians.dropLast()), medians[sides.count] / medians[sides.count - 1] - 1)
     }
 
     /// The statements SQLiteStore renders for the within count, the within fetch and one circle

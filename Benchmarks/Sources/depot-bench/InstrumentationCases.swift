@@ -64,11 +64,12 @@ enum InstrumentationCases {
                 return try await BenchHarness.time { try await work(repository) }
             }
         }
-        let runs = try await BenchHarness.interleave(
-            rounds: 9, [side(instrumented: true), side(instrumented: false)])
-        return BenchResult(
+        let medians = try await BenchHarness.compareWithFloor(
+            rounds: 9, subject: side(instrumented: true), baseline: side(instrumented: false))
+        var result = BenchResult(
             case: name, backend: "sqlite", n: n, subject: aa ? "depot (none, A/A)" : "depot (default instruments)",
-            medianMilliseconds: BenchHarness.median(runs[0]), baseline: "depot (none)",
-            baselineMedianMilliseconds: BenchHarness.median(runs[1]))
+            medianMilliseconds: medians.subject, baseline: "depot (none)", baselineMedianMilliseconds: medians.baseline)
+        result.floor = medians.floor
+        return result
     }
 }

@@ -105,11 +105,13 @@ enum MemoryCases {
             }
             return megabytes
         }
-        let runs = try await BenchHarness.interleave(rounds: 5, [{ try measure("depot") }, { try measure("raw") }])
+        let medians = try await BenchHarness.compareWithFloor(
+            subject: { try measure("depot") }, baseline: { try measure("raw") })
         var result = BenchResult(
-            case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: BenchHarness.median(runs[0]),
-            baseline: "raw-c", baselineMedianMilliseconds: BenchHarness.median(runs[1]))
-        result.peakRSSMegabytes = BenchHarness.median(runs[0])
+            case: name, backend: "sqlite", n: n, subject: "depot", medianMilliseconds: medians.subject,
+            baseline: "raw-c", baselineMedianMilliseconds: medians.baseline)
+        result.floor = medians.floor  // of peak megabytes here, not of time
+        result.peakRSSMegabytes = medians.subject
         return [result]
     }
 }

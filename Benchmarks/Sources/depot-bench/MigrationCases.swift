@@ -65,59 +65,57 @@ enum MigrationCases {
         if !selected(name) { return [] }
         var depotGrowth: [Double] = []
         var rawGrowth: [Double] = []
-        let runs = try await BenchHarness.interleave(
+        let medians = try await BenchHarness.compareWithFloor(
             rounds: rounds,
-            [
-                {
-                    let path = scratchPath()
-                    defer { removeDatabase(path) }
-                    let store = try SQLiteStore(path: path)
-                    try await store.migrate(migrations, to: 1)
-                    for start in stride(from: 0, to: count, by: 50_000) {
-                        try await store.repository(BenchReading.self).insert(
-                            readings(start..<min(start + 50_000, count)))
+            subject: {
+                let path = scratchPath()
+                defer { removeDatabase(path) }
+                let store = try SQLiteStore(path: path)
+                try await store.migrate(migrations, to: 1)
+                for start in stride(from: 0, to: count, by: 50_000) {
+                    try await store.repository(BenchReading.self).insert(
+                        readings(start..<min(start + 50_000, count)))
+                }
+                let before = BenchHarness.currentRSSMegabytes() ?? 0
+                BenchHarness.resetPeakRSS()
+                let time = try await BenchHarness.time { try await store.migrate(migrations) }
+                depotGrowth.append((BenchHarness.peakRSSMegabytes() ?? 0) - before)
+                let check = try await store.repository(BenchReadingV2.self).first(where: \.id == count - 1)
+                guard let check, check.fahrenheit == check.celsius * 9 / 5 + 32 else {
+                    throw BenchError(description: "\(name): the step did not rewrite the last row")
+                }
+                return time
+            },
+            baseline: {
+                let path = scratchPath()
+                defer { removeDatabase(path) }
+                let database = RawDatabase(path: path)
+                database.execute(
+                    "CREATE TABLE \"readings\" (\"id\" INTEGER NOT NULL, \"station\" TEXT NOT NULL, "
+                        + "\"celsius\" REAL NOT NULL, PRIMARY KEY (\"id\"))")
+                database.execute("BEGIN IMMEDIATE")
+                let insert = database.prepare("INSERT INTO \"readings\" VALUES (?, ?, ?)")
+                for start in stride(from: 0, to: count, by: 50_000) {
+                    for row in readings(start..<min(start + 50_000, count)) {
+                        sqlite3_bind_int64(insert, 1, Int64(row.id))
+                        RawDatabase.bind(insert, 2, row.station)
+                        sqlite3_bind_double(insert, 3, row.celsius)
+                        sqlite3_step(insert)
+                        sqlite3_reset(insert)
                     }
-                    let before = BenchHarness.currentRSSMegabytes() ?? 0
-                    BenchHarness.resetPeakRSS()
-                    let time = try await BenchHarness.time { try await store.migrate(migrations) }
-                    depotGrowth.append((BenchHarness.peakRSSMegabytes() ?? 0) - before)
-                    let check = try await store.repository(BenchReadingV2.self).first(where: \.id == count - 1)
-                    guard let check, check.fahrenheit == check.celsius * 9 / 5 + 32 else {
-                        throw BenchError(description: "\(name): the step did not rewrite the last row")
-                    }
-                    return time
-                },
-                {
-                    let path = scratchPath()
-                    defer { removeDatabase(path) }
-                    let database = RawDatabase(path: path)
-                    database.execute(
-                        "CREATE TABLE \"readings\" (\"id\" INTEGER NOT NULL, \"station\" TEXT NOT NULL, "
-                            + "\"celsius\" REAL NOT NULL, PRIMARY KEY (\"id\"))")
-                    database.execute("BEGIN IMMEDIATE")
-                    let insert = database.prepare("INSERT INTO \"readings\" VALUES (?, ?, ?)")
-                    for start in stride(from: 0, to: count, by: 50_000) {
-                        for row in readings(start..<min(start + 50_000, count)) {
-                            sqlite3_bind_int64(insert, 1, Int64(row.id))
-                            RawDatabase.bind(insert, 2, row.station)
-                            sqlite3_bind_double(insert, 3, row.celsius)
-                            sqlite3_step(insert)
-                            sqlite3_reset(insert)
-                        }
-                    }
-                    sqlite3_finalize(insert)
-                    database.execute("COMMIT")
-                    let before = BenchHarness.currentRSSMegabytes() ?? 0
-                    BenchHarness.resetPeakRSS()
-                    let time = await BenchHarness.time { rawRewrite(database) }
-                    rawGrowth.append((BenchHarness.peakRSSMegabytes() ?? 0) - before)
-                    return time
-                },
-            ])
+                }
+                sqlite3_finalize(insert)
+                database.execute("COMMIT")
+                let before = BenchHarness.currentRSSMegabytes() ?? 0
+                BenchHarness.resetPeakRSS()
+                let time = await BenchHarness.time { rawRewrite(database) }
+                rawGrowth.append((BenchHarness.peakRSSMegabytes() ?? 0) - before)
+                return time
+            })
         var result = BenchResult(
-            case: name, backend: "sqlite", n: count, subject: "depot-data-step",
-            medianMilliseconds: BenchHarness.median(runs[0]), baseline: "raw-c-streaming",
-            baselineMedianMilliseconds: BenchHarness.median(runs[1]))
+            case: name, backend: "sqlite", n: count, subject: "depot-data-step", medianMilliseconds: medians.subject,
+            baseline: "raw-c-streaming", baselineMedianMilliseconds: medians.baseline)
+        result.floor = medians.floor
         result.peakRSSMegabytes = BenchHarness.median(depotGrowth)
         if CommandLine.arguments.contains("--json") == false {
             print(

@@ -182,7 +182,7 @@ struct PostgresCases {
     /// (the Depot store is opened and its table created there, as the raw side's table is). One
     /// result per baseline, all against the same subject runs.
     func compare(
-        _ name: String, n: Int, rounds: Int = 5,
+        _ name: String, n: Int, rounds: Int = BenchHarness.defaultRounds,
         subject: @escaping (PostgresStore) async throws -> Void,
         subjectPrepare: @escaping (PostgresStore) async throws -> Void, baselines: [Baseline]
     ) async throws -> [BenchResult] {
@@ -210,12 +210,15 @@ struct PostgresCases {
                 return milliseconds
             }
         }
-        let runs = try await BenchHarness.interleave(rounds: rounds, sides)
-        let subjectMedian = BenchHarness.median(runs[0])
-        return zip(baselines, runs.dropFirst()).map { baseline, times in
-            BenchResult(
-                case: name, backend: "postgres", n: n, subject: "depot", medianMilliseconds: subjectMedian,
-                baseline: baseline.name, baselineMedianMilliseconds: BenchHarness.median(times))
+        sides.append(sides[1])  // the first baseline again: the case's A/A floor
+        let medians = try await BenchHarness.interleave(rounds: rounds, sides).map(BenchHarness.median)
+        let floor = medians[medians.count - 1] / medians[1] - 1
+        return zip(baselines, medians.dropFirst()).map { baseline, median in
+            var result = BenchResult(
+                case: name, backend: "postgres", n: n, subject: "depot", medianMilliseconds: medians[0],
+                baseline: baseline.name, baselineMedianMilliseconds: median)
+            result.floor = floor
+            return result
         }
     }
 

@@ -50,14 +50,14 @@ extension PostgresCases {
         raw: @escaping () async throws -> Void
     ) async throws -> [BenchResult] {
         guard selected(name) else { return [] }
-        let runs = try await BenchHarness.interleave(
-            rounds: rounds, [{ try await BenchHarness.time(subject) }, { try await BenchHarness.time(raw) }])
-        return [
-            BenchResult(
-                case: name, backend: "postgres", n: n, subject: "depot",
-                medianMilliseconds: BenchHarness.median(runs[0]), baseline: baseline,
-                baselineMedianMilliseconds: BenchHarness.median(runs[1]))
-        ]
+        let medians = try await BenchHarness.compareWithFloor(
+            rounds: rounds, subject: { try await BenchHarness.time(subject) },
+            baseline: { try await BenchHarness.time(raw) })
+        var result = BenchResult(
+            case: name, backend: "postgres", n: n, subject: "depot", medianMilliseconds: medians.subject,
+            baseline: baseline, baselineMedianMilliseconds: medians.baseline)
+        result.floor = medians.floor
+        return [result]
     }
 
     func runScale(n: Int, base: [BenchAirport], report: @Sendable (BenchResult) -> Void) async throws {
@@ -105,24 +105,27 @@ extension PostgresCases {
         // Keys spread over the table: 1,000 lookups a round.
         let keys = (0..<1000).map { Self.scaleRows(base, from: ($0 * 7919) % n, count: 1)[0].icao }
         for result in try await result(
-            "pg scale find 1000 keys", n: n, baseline: "raw-postgresnio", rounds: 5,
+            "pg scale find 1000 keys", n: n, baseline: "raw-postgresnio", rounds: BenchHarness.defaultRounds,
             subject: { for key in keys { _ = try await airports.find(key) } },
             raw: { for key in keys { _ = try await rawRows(columns + table + " WHERE \"icao\" = $1", key) } })
         { report(result) }
         for result in try await result(
-            "pg scale first page of 20 by key from K", n: n, baseline: "raw-postgresnio", rounds: 5,
+            "pg scale first page of 20 by key from K", n: n, baseline: "raw-postgresnio",
+            rounds: BenchHarness.defaultRounds,
             subject: { _ = try await airports.fetch(where: \.icao >= "K", orderBy: [.ascending(\.icao)], limit: 20) },
             raw: {
                 _ = try await rawRows(columns + table + " WHERE \"icao\" >= $1 ORDER BY \"icao\" LIMIT 20", "K")
             })
         { report(result) }
         for result in try await result(
-            "pg scale fetch country == NO (index)", n: n, baseline: "raw-postgresnio", rounds: 5,
+            "pg scale fetch country == NO (index)", n: n, baseline: "raw-postgresnio",
+            rounds: BenchHarness.defaultRounds,
             subject: { _ = try await airports.fetch(where: \.country == "NO") },
             raw: { _ = try await rawRows(columns + table + " WHERE \"country\" = $1 ORDER BY \"icao\"", "NO") })
         { report(result) }
         for result in try await result(
-            "pg scale count country == NO (index)", n: n, baseline: "raw-postgresnio", rounds: 5,
+            "pg scale count country == NO (index)", n: n, baseline: "raw-postgresnio",
+            rounds: BenchHarness.defaultRounds,
             subject: { _ = try await airports.count(where: \.country == "NO") },
             raw: { _ = try await rawCount("SELECT count(*) " + table + " WHERE \"country\" = $1", "NO") })
         { report(result) }
@@ -143,7 +146,8 @@ extension PostgresCases {
             }
         }
         for result in try await result(
-            "pg scale upsert \(unique.count) existing", n: n, baseline: "raw-unnest", rounds: 5,
+            "pg scale upsert \(unique.count) existing", n: n, baseline: "raw-unnest",
+            rounds: BenchHarness.defaultRounds,
             subject: {
                 rounds.depot += 1
                 _ = try await airports.upsert(bumped(rounds.depot))

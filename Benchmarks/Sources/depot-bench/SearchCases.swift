@@ -355,12 +355,13 @@ enum SearchCases {
                 Double(raw.count(SQLStatement(sql: size))) / 1e6, writeRounds))
 
         var results: [BenchResult] = []
-        func record(_ name: String, subject: String, _ medians: [Double], baselines: [String]) {
+        func record(_ name: String, subject: String, _ medians: [Double], baselines: [String], floor: Double? = nil) {
             for (index, baseline) in baselines.enumerated() {
-                results.append(
-                    BenchResult(
-                        case: name, backend: "sqlite", n: n, subject: subject, medianMilliseconds: medians[0],
-                        baseline: baseline, baselineMedianMilliseconds: medians[index + 1]))
+                var result = BenchResult(
+                    case: name, backend: "sqlite", n: n, subject: subject, medianMilliseconds: medians[0],
+                    baseline: baseline, baselineMedianMilliseconds: medians[index + 1])
+                result.floor = floor
+                results.append(result)
             }
         }
         if selected(insertName) {
@@ -403,8 +404,8 @@ enum SearchCases {
                 say("(plan, \(label) \"\(query)\": \(database.searchPlan(statement).joined(separator: "; ")))")
             }
             if selected(names.count) {
-                let (medians, answers) = try await measure(
-                    names.count, rounds: rounds,
+                let (medians, answers, floor) = try await measure(
+                    names.count, rounds: rounds, floorOf: 2,
                     [
                         { try await depot.count(where: matches) },
                         { try await depot.count(where: scanned) },
@@ -423,11 +424,11 @@ enum SearchCases {
                             : String(format: ", %+.2f%%)", Double(answers[2] - answers[0]) * 100 / Double(answers[0]))))
                 record(
                     names.count, subject: "depot-indexed", medians,
-                    baselines: ["depot-scan", "raw-c-fts5", "raw-c-depot-sql"])
+                    baselines: ["depot-scan", "raw-c-fts5", "raw-c-depot-sql"], floor: floor)
             }
             if selected(names.fetch) {
-                let (medians, answers) = try await measure(
-                    names.fetch, rounds: rounds,
+                let (medians, answers, floor) = try await measure(
+                    names.fetch, rounds: rounds, floorOf: 2,
                     [
                         { try await depot.fetch(where: matches, orderBy: [relevance], limit: limit) },
                         { try await depot.fetch(where: scanned, orderBy: [relevance], limit: limit) },
@@ -450,22 +451,23 @@ enum SearchCases {
                         + "FTS5 by rowid \(shown(answers[3])) …)")
                 record(
                     names.fetch, subject: "depot-indexed", medians,
-                    baselines: ["depot-scan", "raw-c-fts5-bm25", "raw-c-fts5-rowid", "raw-c-depot-sql"])
+                    baselines: ["depot-scan", "raw-c-fts5-bm25", "raw-c-fts5-rowid", "raw-c-depot-sql"], floor: floor)
             }
         }
         return results
     }
 
     /// Runs the sides alternately (one warm-up round, then `rounds` timed ones, the order
-    /// rotating) and returns each side's median milliseconds and answer, in the order of `sides`.
-    /// Every side must answer the same in every round.
+    /// rotating), and the side `floorOf` once more as its own A/A pair; returns each side's median
+    /// milliseconds and answer, in the order of `sides`, and the A/A floor. Every side must answer
+    /// the same in every round.
     @MainActor
     static func measure<Answer: Equatable>(
-        _ name: String, rounds: Int, _ sides: [() async throws -> Answer]
-    ) async throws -> (medians: [Double], answers: [Answer]) {
+        _ name: String, rounds: Int, floorOf: Int, _ sides: [() async throws -> Answer]
+    ) async throws -> (medians: [Double], answers: [Answer], floor: Double) {
         let runs = try await BenchHarness.interleave(
             rounds: rounds,
-            sides.map { side in
+            (sides + [sides[floorOf]]).map { side in
                 {
                     var answer: Answer?
                     let time = try await BenchHarness.time { answer = try await side() }
@@ -479,6 +481,7 @@ enum SearchCases {
             }
             answers.append(answer)
         }
-        return (runs.map { side in BenchHarness.median(side.map(\.time)) }, answers)
+        let medians = runs.map { side in BenchHarness.median(side.map(\.time)) }
+        return (Array(medians.dropLast()), Array(answers.dropLast()), medians[sides.count] / medians[floorOf] - 1)
     }
 }

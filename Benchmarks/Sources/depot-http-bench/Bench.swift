@@ -110,22 +110,20 @@ func measure(n: Int, concurrency: Int, _ operation: @escaping @Sendable () async
     return Run(milliseconds: BenchHarness.milliseconds(clock.now - started), latencies: latencies.sorted())
 }
 
-/// Runs subject and baseline alternately (BenchHarness.interleave): one warm-up round, then
-/// `rounds` timed rounds; every figure is the median over the timed rounds.
+/// Runs subject, baseline and the baseline again alternately (BenchHarness.interleave): one
+/// warm-up round, then `rounds` timed rounds; every figure is the median over the timed rounds,
+/// and the baseline against itself gives the case's A/A floor.
 func compare(
     _ name: String, backend: String, n: Int, concurrency: Int, rounds: Int,
     subject: @escaping @Sendable () async throws -> Void, baseline: @escaping @Sendable () async throws -> Void
 ) async throws -> BenchResult {
+    let baselineSide = { try await measure(n: n, concurrency: concurrency, baseline) }
     let runs = try await BenchHarness.interleave(
-        rounds: rounds,
-        [
-            { try await measure(n: n, concurrency: concurrency, subject) },
-            { try await measure(n: n, concurrency: concurrency, baseline) },
-        ])
+        rounds: rounds, [{ try await measure(n: n, concurrency: concurrency, subject) }, baselineSide, baselineSide])
     let (subjectRuns, baselineRuns) = (runs[0], runs[1])
     let subjectMedian = BenchHarness.median(subjectRuns.map(\.milliseconds))
     let baselineMedian = BenchHarness.median(baselineRuns.map(\.milliseconds))
-    return BenchResult(
+    var result = BenchResult(
         case: name, backend: backend, n: n, subject: "APIClient.send", medianMilliseconds: subjectMedian,
         baseline: "Transport.send", baselineMedianMilliseconds: baselineMedian,
         latency: BenchResult.Latency(
@@ -135,6 +133,8 @@ func compare(
             baselineP50Milliseconds: BenchHarness.median(baselineRuns.map(\.p50)),
             baselineP99Milliseconds: BenchHarness.median(baselineRuns.map(\.p99)),
             baselineRequestsPerSecond: Double(n) / baselineMedian * 1000))
+    result.floor = BenchHarness.median(runs[2].map(\.milliseconds)) / baselineMedian - 1  // the baseline's A/A
+    return result
 }
 
 // MARK: - Cases
@@ -155,7 +155,7 @@ struct DepotHTTPBench {
         // --aa: the subject is the baseline too, so the ratios show this machine's noise floor.
         let aa = arguments.contains("--aa")
         let n = BenchHarness.intOption("--n") ?? 2000
-        let rounds = BenchHarness.intOption("--rounds") ?? 5
+        let rounds = BenchHarness.intOption("--rounds") ?? BenchHarness.defaultRounds
         // --only TEXT: the cases whose "transport case" name contains TEXT (e.g. "client sequential").
         let only = BenchHarness.option("--only")
 
@@ -255,7 +255,8 @@ struct DepotHTTPBench {
                         + String(
                             format: "%17.0f %8.3f %7.3f %15.0f %8.3f %7.3f   %.2f×", latency.requestsPerSecond,
                             latency.p50Milliseconds, latency.p99Milliseconds, latency.baselineRequestsPerSecond,
-                            latency.baselineP50Milliseconds, latency.baselineP99Milliseconds, result.ratio))
+                            latency.baselineP50Milliseconds, latency.baselineP99Milliseconds, result.ratio)
+                        + result.floorNote)
             }
             if let peak = BenchHarness.peakRSSMegabytes() {
                 print(String(format: "\npeak RSS (client process): %.1f MB", peak))

@@ -61,15 +61,20 @@ func compare(
             return result
         }
     }
+    let baselineSide = side(baseline, skipped: onlySide == "subject")
     let runs = try await BenchHarness.interleave(
-        rounds: rounds,
-        [side(subject, skipped: onlySide == "baseline"), side(baseline, skipped: onlySide == "subject")])
+        rounds: rounds, [side(subject, skipped: onlySide == "baseline"), baselineSide, baselineSide])
     let requests = runs[0].map(\.requests).sorted()
-    return BenchResult(
+    let baselineMedian = BenchHarness.median(runs[1].map(\.milliseconds))
+    var result = BenchResult(
         case: name, backend: "sqlite", n: n, subject: subjectName,
         medianMilliseconds: BenchHarness.median(runs[0].map(\.milliseconds)), baseline: baselineName,
-        baselineMedianMilliseconds: BenchHarness.median(runs[1].map(\.milliseconds)),
+        baselineMedianMilliseconds: baselineMedian,
         requests: requests.contains { $0 > 0 } ? requests[requests.count / 2] : nil)
+    if baselineMedian > 0 {  // the baseline against itself: the case's A/A floor
+        result.floor = BenchHarness.median(runs[2].map(\.milliseconds)) / baselineMedian - 1
+    }
+    return result
 }
 
 /// What every case uses: the airports, the feed and the client that reads it.
@@ -255,7 +260,7 @@ struct DepotSyncBench {
     @MainActor
     static func main() async throws {
         let json = CommandLine.arguments.contains("--json")
-        let rounds = BenchHarness.intOption("--rounds") ?? 5
+        let rounds = BenchHarness.intOption("--rounds") ?? BenchHarness.defaultRounds
         let edits = BenchHarness.intOption("--edits") ?? 2000
         let pageSize = BenchHarness.intOption("--page-size") ?? 5000
         if let onlySide, onlySide != "subject", onlySide != "baseline" {
@@ -327,7 +332,7 @@ struct DepotSyncBench {
                     + String(
                         format: "%10.2f %8.2f %7.2f×", result.medianMilliseconds, result.baselineMedianMilliseconds,
                         result.ratio)
-                    + (result.requests.map { String(format: "  %8d", $0) } ?? ""))
+                    + (result.requests.map { String(format: "  %8d", $0) } ?? "") + result.floorNote)
         }
         if let peak = BenchHarness.peakRSSMegabytes() { print(String(format: "\npeak RSS: %.1f MB", peak)) }
     }

@@ -24,7 +24,7 @@ import PostgresNIO
 let rowCount = BenchHarness.intOption("--rows") ?? 20_000
 let clients = BenchHarness.intOption("--clients") ?? 16
 let pushesPerClient = BenchHarness.intOption("--pushes") ?? 50
-let rounds = BenchHarness.intOption("--rounds") ?? 3
+let rounds = BenchHarness.intOption("--rounds") ?? BenchHarness.defaultRounds
 let pageSize = 500
 let logger = Logger(label: "depot-sync-server-bench")
 
@@ -405,20 +405,22 @@ for (name, load, unit) in [
     ),
     ("pushes, \(clients) clients", pushLoad, "pushes"),
 ] {
-    let runs = try await BenchHarness.interleave(
-        rounds: rounds, [side(depot: true, load: load), side(depot: false, load: load)])
+    let byHand = side(depot: false, load: load)  // twice: the baseline against itself is the A/A floor
+    let runs = try await BenchHarness.interleave(rounds: rounds, [side(depot: true, load: load), byHand, byHand])
     let subject = BenchHarness.median(runs[0].map(\.0))
     let baseline = BenchHarness.median(runs[1].map(\.0))
     let count = runs[0].first?.1 ?? 0
-    let result = BenchResult(
+    var result = BenchResult(
         case: name, backend: "postgres", n: count, subject: "DepotSyncServer", medianMilliseconds: subject,
         baseline: "Hummingbird+PostgresNIO by hand", baselineMedianMilliseconds: baseline)
+    result.floor = BenchHarness.median(runs[2].map(\.0)) / baseline - 1
     results.append(result)
     if !json {
         print(
             String(
                 format: "%@: %d %@ — DepotSyncServer %.0f ms (%.0f/s), by hand %.0f ms (%.0f/s): %.2f×", name, count,
-                unit, subject, Double(count) / subject * 1000, baseline, Double(count) / baseline * 1000, result.ratio))
+                unit, subject, Double(count) / subject * 1000, baseline, Double(count) / baseline * 1000, result.ratio)
+                + result.floorNote)
     }
 }
 if json { try BenchHarness.writeJSONLines(results) }
