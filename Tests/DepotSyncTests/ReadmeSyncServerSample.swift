@@ -129,8 +129,10 @@ struct ReadmeSyncServerSampleTests {
     )
     func noteWrittenOffline() async throws {
         try await withSharedNotesServer(["token-a": "ada"]) { _, api in
-            // Offline: a port nothing listens on. The write stands; the sync's failure is swallowed.
-            let offlineAPI = try #require(URL(string: "http://127.0.0.1:\(try Loopback.unusedPort())"))
+            // Offline: a port that refuses connections. The write stands; the sync's failure is swallowed.
+            let refusing = try Loopback.refusingPort()
+            defer { refusing.close() }
+            let offlineAPI = try #require(URL(string: "http://127.0.0.1:\(refusing.port)"))
             let store = try SQLiteStore.temporary()
             let offline = sharedNotesEngine(store: store, api: offlineAPI, token: "token-a")
             try await writeNote(title: "on the train", owner: Account(id: "ada"), engine: offline)

@@ -20,10 +20,8 @@ struct ServeNotesProcessTests {
         .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"))
     func serveNotesRunsUntilSIGTERM() async throws {
         let url = try PostgresEnvironment.scratchURL()  // under CI=true, a missing server fails here
-        let port = try Loopback.unusedPort()
         try await SampleChild.run(
-            "serve-notes", filter: "DepotSyncTests.ServeNotesChild",
-            environment: ["DATABASE_URL": url, "PORT": "\(port)"])
+            "serve-notes", filter: "DepotSyncTests.ServeNotesChild", environment: ["DATABASE_URL": url])
         let store = try PostgresStore(url: url)
         try await withCleanup {
             let titles = try await store.repository(SharedNote.self).fetch().map(\.title)
@@ -44,7 +42,9 @@ struct ServeNotesChild {
     func servesUntilSIGTERM() async throws {
         let environment = ProcessInfo.processInfo.environment
         let databaseURL = try #require(environment["DATABASE_URL"])
-        let port = try #require(environment["PORT"].flatMap { Int($0) })
+        // The port chosen here, just before the server binds it (the sample reads PORT).
+        let port = try Loopback.unusedPort()
+        setenv("PORT", "\(port)", 1)
         let ended = Mutex(false)
         let server = Task {
             defer { ended.withLock { $0 = true } }

@@ -9,11 +9,22 @@
 
 #include <stdlib.h>
 
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
+
 enum { DEPOT_TEST_WIDTH = 8 };
 
 int depot_test_process_default_width(void) { return DEPOT_TEST_WIDTH; }
 
 __attribute__((constructor)) static void depot_test_process_setup(void) {
+#ifdef __linux__
+    // A sample's child process (DEPOT_SAMPLE_CHILD, see SampleChild.swift) ends with its parent.
+    if (getenv("DEPOT_SAMPLE_CHILD") != NULL) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+    }
+#endif
     if (getenv("SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH") == NULL) {
         static const char width[] = {'0' + DEPOT_TEST_WIDTH, 0};
         setenv("SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH", width, 0);

@@ -26,6 +26,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let errors: FileHandle?
     private let lock = NSLock()
     private var status: Int32?
+    private let reapLock = NSLock()
+    private var reaped = false
 
     /// Where a child's standard output or error goes.
     public enum Destination: Sendable {
@@ -112,18 +114,32 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends SIGTERM.
     public func terminate() { kill(processIdentifier, SIGTERM) }
 
+    /// Sends SIGKILL unless the child has been reaped already (its process id may then be
+    /// another process's).
+    public func killUnlessReaped() {
+        reapLock.lock()
+        defer { reapLock.unlock() }
+        if !reaped { kill(processIdentifier, SIGKILL) }
+    }
+
     /// Blocks until the child has exited (call it off the cooperative pool: ``offPool(_:)``).
     public func waitUntilExit() {
         lock.lock()
         defer { lock.unlock() }
         guard status == nil else { return }
         var raw: Int32 = 0
-        while waitpid(processIdentifier, &raw, 0) == -1 {
+        // Waits without reaping, so a kill cannot meet a reused process id; then reaps.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) == -1 {
             guard errno == EINTR else {
                 status = -1
                 return
             }
         }
+        reapLock.lock()
+        while waitpid(processIdentifier, &raw, 0) == -1 && errno == EINTR {}
+        reaped = true
+        reapLock.unlock()
         status = raw
     }
 

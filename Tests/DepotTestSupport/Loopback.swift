@@ -20,9 +20,35 @@ public enum Loopback {
     /// - Returns: The port.
     /// - Throws: `POSIXError` when no socket can be bound.
     public static func unusedPort() throws -> Int {
-        let (socket, port) = try listeningSocket()
-        closeSocket(socket)
-        return port
+        let bound = try refusingPort()
+        bound.close()
+        return bound.port
+    }
+
+    /// A port of 127.0.0.1 that refuses every connection while the returned socket is open: bound,
+    /// never listening, so no other server can take it meanwhile ("offline" for a client).
+    ///
+    /// - Returns: The port, and the socket to close when done (``RefusingPort/close()``).
+    /// - Throws: `POSIXError` when no socket can be bound.
+    public static func refusingPort() throws -> RefusingPort {
+        let fd = socket(AF_INET, streamSocket, 0)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var address = address(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            closeSocket(fd)
+            throw error
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return RefusingPort(socket: fd, port: Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts a TCP connection on `port` of 127.0.0.1 now.
@@ -37,24 +63,13 @@ public enum Loopback {
 
     /// A listening socket on an ephemeral port of 127.0.0.1, and the port.
     static func listeningSocket(backlog: Int32 = 64) throws -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var address = address(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, backlog) == 0 else {
+        let bound = try refusingPort()
+        guard listen(bound.socket, backlog) == 0 else {
             let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            closeSocket(fd)
+            bound.close()
             throw error
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        return (bound.socket, bound.port)
     }
 
     /// A socket connected to `port` of 127.0.0.1; `nil` when the connection was refused.
@@ -81,4 +96,14 @@ public enum Loopback {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return address
     }
+}
+
+/// A bound, never-listening socket on 127.0.0.1 (``Loopback/refusingPort()``).
+public struct RefusingPort: Sendable {
+    let socket: Int32
+    /// The port every connection to is refused.
+    public let port: Int
+
+    /// Closes the socket: the port is free again.
+    public func close() { closeSocket(socket) }
 }

@@ -6,6 +6,7 @@
 // process and reaps the migration probes and kill-loop children, whose waits then never return
 // (that hung a CI run). Here the child is spawned and waited for by ``ChildProcess``, like them.
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -73,17 +74,22 @@ public enum SampleChild {
             binary, ["--testing-library", "swift-testing", "--filter", filter], environment: childEnvironment,
             errors: .output)
         guard let handle = process.output else { throw POSIXError(.EPIPE) }
+        let printed = Mutex(Data())  // read as it comes: a child past its bound still says what it did
         let (status, output): (Int32, String)
         do {
             (status, output) = try await Deadline.run("the sample child \(name)", limit: .seconds(300)) {
                 try await offPool {
-                    let printed = handle.readDataToEndOfFile()
+                    while case let chunk = handle.availableData, !chunk.isEmpty {
+                        printed.withLock { $0.append(chunk) }
+                    }
                     process.waitUntilExit()
-                    return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+                    return (process.terminationStatus, String(decoding: printed.withLock { $0 }, as: UTF8.self))
                 }
             }
         } catch {
-            kill(process.processIdentifier, SIGKILL)
+            process.killUnlessReaped()
+            let said = String(decoding: printed.withLock { $0 }, as: UTF8.self)
+            Issue.record("the child running \(name) was killed; it said:\n\(said)", sourceLocation: sourceLocation)
             throw error
         }
         #expect(

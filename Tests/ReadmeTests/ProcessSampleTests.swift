@@ -161,7 +161,14 @@ struct ProcessSampleChild {
         after change: () async throws -> Void, printsNext next: String
     ) async throws {
         let output = CapturedOutput()
-        let task = Task { try await loop() }
+        let task = Task {
+            do {
+                try await loop()
+            } catch {
+                print("the loop failed: \(error)")  // a line for the reader waiting on the pipe
+                throw error
+            }
+        }
         #expect(try await output.nextLine() == first)
         try await change()
         #expect(try await output.nextLine() == next)

@@ -48,12 +48,18 @@ enum ReadmeSamples {
         return samples
     }
 
+    /// What a compiled region imports: its own leading `import` lines, and its file's.
+    struct RegionImports {
+        var own: Set<String> = []
+        var file: Set<String> = []
+    }
+
     /// The text between every `// readme:begin` / `// readme:end` pair in the Swift files under
-    /// `Tests/` (normalized), each with the modules its file imports.
-    static func compiledRegions() throws -> [String: Set<String>] {
+    /// `Tests/` (normalized), each with what it imports.
+    static func compiledRegions() throws -> [String: RegionImports] {
         let tests = root.appendingPathComponent("Tests")
         guard let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return [:] }
-        var regions: [String: Set<String>] = [:]
+        var regions: [String: RegionImports] = [:]
         for case let file as URL in files where file.pathExtension == "swift" {
             let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
             let imports = Set(lines.compactMap(imported))
@@ -64,7 +70,9 @@ enum ReadmeSamples {
                     current = []
                 } else if trimmed == "// readme:end" {
                     if let current {
-                        regions[normalized(current.joined(separator: "\n")), default: []].formUnion(imports)
+                        let text = current.joined(separator: "\n")
+                        regions[normalized(text), default: RegionImports()].file.formUnion(imports)
+                        regions[normalized(text), default: RegionImports()].own.formUnion(Self.imports(of: text))
                     }
                     current = nil
                 } else {
@@ -95,10 +103,10 @@ enum ReadmeSamples {
         return modules
     }
 
-    /// Checks that `sample` (at `place`) is a compiled region, and that what it imports its
-    /// compiled copy's file imports too.
-    static func expectCompiled(_ sample: Sample, at place: String, in regions: [String: Set<String>]) {
-        guard let fileImports = regions[normalized(sample.text)] else {
+    /// Checks that `sample` (at `place`) is a compiled region, with the region's own imports when
+    /// it has some, and otherwise only imports its compiled copy's file has too.
+    static func expectCompiled(_ sample: Sample, at place: String, in regions: [String: RegionImports]) {
+        guard let compiled = regions[normalized(sample.text)] else {
             Issue.record(
                 """
                 \(place): this sample is not between `// readme:begin` and `// readme:end` in any Swift \
@@ -106,7 +114,13 @@ enum ReadmeSamples {
                 """)
             return
         }
-        let missing = imports(of: sample.text).subtracting(fileImports)
+        let imported = imports(of: sample.text)
+        if !compiled.own.isEmpty {
+            #expect(
+                imported == compiled.own,
+                "\(place): the sample imports \(imported.sorted()), its compiled copy \(compiled.own.sorted())")
+        }
+        let missing = imported.subtracting(compiled.file)
         #expect(
             missing.isEmpty, "\(place): the sample imports \(missing.sorted()), which its compiled copy's file does not"
         )
@@ -171,7 +185,7 @@ struct ReadmeSampleTests {
             let products = fragment.text.components(separatedBy: ".product(name: \"").dropFirst().compactMap {
                 piece -> (name: String, package: String)? in
                 let fields = piece.components(separatedBy: "\"")
-                guard fields.count > 2, fields[1].contains("package:") else { return nil }
+                guard fields.count > 2, fields[1].contains("package:") else { return (fields[0], "depot") }
                 return (fields[0], fields[2])
             }
             let packages = fragment.text.components(separatedBy: ".package(url: \"").dropFirst().compactMap {

@@ -38,12 +38,16 @@ public struct BenchResult: Encodable {
     /// the ratio says nothing within that margin; printed as noise rather than as a result.
     public var isNoisy: Bool { floor.map { abs($0) > BenchHarness.noiseLimit } ?? false }
 
+    /// Whether the ratio is no further from 1 than the floor: no difference shown at all.
+    public var isWithinFloor: Bool { floor.map { abs(ratio - 1) <= abs($0) } ?? false }
+
     /// What follows the ratio where a result is printed: the A/A floor, and past ±5% that the ratio
-    /// is noise, not a result (empty when the case has no floor).
+    /// is noise, not a result, or that it is within the floor (empty when the case has no floor).
     public var floorNote: String {
         guard let floor else { return "" }
         let text = String(format: "%+.1f%%", floor * 100)
-        return isNoisy ? "  A/A \(text): noise, not a result" : "  A/A \(text)"
+        if isNoisy { return "  A/A \(text): noise, not a result" }
+        return isWithinFloor ? "  A/A \(text): within the floor, no difference shown" : "  A/A \(text)"
     }
 
     /// Per-request latency and throughput, for the subject and the baseline.
@@ -181,15 +185,18 @@ public enum BenchHarness {
     }
 
     /// Runs every side once per round — one warm-up round, then `rounds` timed rounds — in an
-    /// order that rotates each round, so that no side always runs first (or right after another
-    /// side's cleanup). Returns each side's runs, warm-up dropped, in the order of `sides`.
+    /// order that rotates each round, reversed every other cycle of rotations, so that no side
+    /// always runs first or right after the same other side (with three sides, six rounds run all
+    /// six orders). Returns each side's runs, warm-up dropped, in the order of `sides`.
     nonisolated(nonsending) public static func interleave<Run>(
         rounds: Int, _ sides: [() async throws -> Run]
     ) async throws -> [[Run]] {
         var runs = Array(repeating: [Run](), count: sides.count)
         for round in 0...rounds {
+            let reversed = (round / max(sides.count, 1)) % 2 == 1
             for step in sides.indices {
-                let side = (step + round) % sides.count
+                let position = reversed ? sides.count - 1 - step : step
+                let side = (position + round) % sides.count
                 let run = try await sides[side]()
                 if round > 0 { runs[side].append(run) }
             }
@@ -210,10 +217,16 @@ public enum BenchHarness {
     nonisolated(nonsending) public static func compareWithFloor(
         rounds: Int = defaultRounds, subject: @escaping () async throws -> Double,
         baseline: @escaping () async throws -> Double
-    ) async throws -> (subject: Double, baseline: Double, floor: Double) {
+    ) async throws -> (subject: Double, baseline: Double, floor: Double?) {
         let runs = try await interleave(rounds: rounds, [subject, baseline, baseline])
         let base = median(runs[1])
-        return (median(runs[0]), base, median(runs[2]) / base - 1)
+        return (median(runs[0]), base, floor(again: median(runs[2]), baseline: base))
+    }
+
+    /// The A/A floor of a baseline whose median is `baseline` and whose second run's is `again`;
+    /// `nil` when the baseline took no time (nothing to compare).
+    public static func floor(again: Double, baseline: Double) -> Double? {
+        baseline > 0 ? again / baseline - 1 : nil
     }
 
     /// The process's peak resident set so far (`VmHWM`), in megabytes; nil off Linux.

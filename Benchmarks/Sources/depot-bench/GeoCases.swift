@@ -200,7 +200,7 @@ enum GeoCases {
         checkSQL(printPlans: !json, raw: raw, depotPath: indexedPath, plainPath: plainPath)
 
         var results: [BenchResult] = []
-        func record(_ name: String, _ measured: (medians: [Double], floor: Double), baselines: [String]) {
+        func record(_ name: String, _ measured: (medians: [Double], floor: Double?), baselines: [String]) {
             for (index, baseline) in baselines.enumerated() {
                 var result = BenchResult(
                     case: name, backend: "sqlite", n: n, subject: "depot-indexed",
@@ -270,7 +270,7 @@ enum GeoCases {
     @MainActor
     static func measure<Answer: Equatable>(
         _ name: String, rounds: Int, _ sides: [() async throws -> Answer]
-    ) async throws -> (medians: [Double], floor: Double) {
+    ) async throws -> (medians: [Double], floor: Double?) {
         let runs = try await BenchHarness.interleave(
             rounds: rounds,
             (sides + sides.suffix(1)).map { side in
@@ -290,7 +290,10 @@ enum GeoCases {
             print("(\(name): \(count) rows)")
         }
         let medians = runs.map { side in BenchHarness.median(side.map(\.time)) }
-        return (Array(medians.dropLast()), medians[sides.count] / medians[sides.count - 1] - 1)
+        return (
+            Array(medians.dropLast()),
+            BenchHarness.floor(again: medians[sides.count], baseline: medians[sides.count - 1])
+        )
     }
 
     /// The statements SQLiteStore renders for the within count, the within fetch and one circle

@@ -83,7 +83,7 @@ enum ObservationCases {
                 requestsPerSecond: 1000 / (depotSamples.reduce(0, +) / Double(depotSamples.count)),
                 baselineP50Milliseconds: baseline.p50, baselineP99Milliseconds: baseline.p99,
                 baselineRequestsPerSecond: 1000 / (rawSamples.reduce(0, +) / Double(rawSamples.count))))
-        result.floor = percentiles(againSamples).p50 / baseline.p50 - 1
+        result.floor = BenchHarness.floor(again: percentiles(againSamples).p50, baseline: baseline.p50)
         return result
     }
 

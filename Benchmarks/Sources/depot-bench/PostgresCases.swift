@@ -212,7 +212,7 @@ struct PostgresCases {
         }
         sides.append(sides[1])  // the first baseline again: the case's A/A floor
         let medians = try await BenchHarness.interleave(rounds: rounds, sides).map(BenchHarness.median)
-        let floor = medians[medians.count - 1] / medians[1] - 1
+        let floor = BenchHarness.floor(again: medians[medians.count - 1], baseline: medians[1])
         return zip(baselines, medians.dropFirst()).map { baseline, median in
             var result = BenchResult(
                 case: name, backend: "postgres", n: n, subject: "depot", medianMilliseconds: medians[0],

@@ -464,7 +464,7 @@ enum SearchCases {
     @MainActor
     static func measure<Answer: Equatable>(
         _ name: String, rounds: Int, floorOf: Int, _ sides: [() async throws -> Answer]
-    ) async throws -> (medians: [Double], answers: [Answer], floor: Double) {
+    ) async throws -> (medians: [Double], answers: [Answer], floor: Double?) {
         let runs = try await BenchHarness.interleave(
             rounds: rounds,
             (sides + [sides[floorOf]]).map { side in
@@ -482,6 +482,9 @@ enum SearchCases {
             answers.append(answer)
         }
         let medians = runs.map { side in BenchHarness.median(side.map(\.time)) }
-        return (Array(medians.dropLast()), Array(answers.dropLast()), medians[sides.count] / medians[floorOf] - 1)
+        return (
+            Array(medians.dropLast()), Array(answers.dropLast()),
+            BenchHarness.floor(again: medians[sides.count], baseline: medians[floorOf])
+        )
     }
 }

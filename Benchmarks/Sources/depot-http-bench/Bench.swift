@@ -133,7 +133,7 @@ func compare(
             baselineP50Milliseconds: BenchHarness.median(baselineRuns.map(\.p50)),
             baselineP99Milliseconds: BenchHarness.median(baselineRuns.map(\.p99)),
             baselineRequestsPerSecond: Double(n) / baselineMedian * 1000))
-    result.floor = BenchHarness.median(runs[2].map(\.milliseconds)) / baselineMedian - 1  // the baseline's A/A
+    result.floor = BenchHarness.floor(again: BenchHarness.median(runs[2].map(\.milliseconds)), baseline: baselineMedian)
     return result
 }
 

@@ -71,9 +71,8 @@ func compare(
         medianMilliseconds: BenchHarness.median(runs[0].map(\.milliseconds)), baseline: baselineName,
         baselineMedianMilliseconds: baselineMedian,
         requests: requests.contains { $0 > 0 } ? requests[requests.count / 2] : nil)
-    if baselineMedian > 0 {  // the baseline against itself: the case's A/A floor
-        result.floor = BenchHarness.median(runs[2].map(\.milliseconds)) / baselineMedian - 1
-    }
+    // The baseline against itself: the case's A/A floor.
+    result.floor = BenchHarness.floor(again: BenchHarness.median(runs[2].map(\.milliseconds)), baseline: baselineMedian)
     return result
 }
 

@@ -413,7 +413,7 @@ for (name, load, unit) in [
     var result = BenchResult(
         case: name, backend: "postgres", n: count, subject: "DepotSyncServer", medianMilliseconds: subject,
         baseline: "Hummingbird+PostgresNIO by hand", baselineMedianMilliseconds: baseline)
-    result.floor = BenchHarness.median(runs[2].map(\.0)) / baseline - 1
+    result.floor = BenchHarness.floor(again: BenchHarness.median(runs[2].map(\.0)), baseline: baseline)
     results.append(result)
     if !json {
         print(
