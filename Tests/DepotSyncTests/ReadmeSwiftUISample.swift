@@ -267,9 +267,7 @@ struct SwiftUIAppChild {
     @MainActor
     func rendersTheApp() async throws {
         let folder = try SampleChild.enterScratchFolder()
-        let support = try FileManager.default.url(
-            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
-        try #require(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
+        let support = try SampleChild.applicationSupport(in: folder)
         #expect(!FileManager.default.fileExists(atPath: support.path), "the sample creates the folder")
 
         let app = AirportsApp()
@@ -289,6 +287,6 @@ struct SwiftUIAppChild {
 
         let reopened = try await openStore()  // a second launch: nothing to migrate, rows kept
         #expect(try await reopened.repository(Airport.self).count() == airports.count)
-        SampleChild.passed("swiftui-app")
+        SampleChild.passed()
     }
 }

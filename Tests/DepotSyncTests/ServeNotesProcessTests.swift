@@ -71,6 +71,6 @@ struct ServeNotesChild {
         await #expect(throws: (any Error).self, "an unknown token is refused") { try await stranger.sync() }
         kill(getpid(), SIGTERM)  // as a process manager stops it: the service group shuts down gracefully
         try await server.value
-        SampleChild.passed("serve-notes")
+        SampleChild.passed()
     }
 }

@@ -18,7 +18,7 @@ import Testing
 /// The parent calls ``run(_:filter:environment:)`` with the sample's name; the child is this same
 /// test binary running only the test `filter` names, which is enabled when ``requested`` is set,
 /// enters ``enterScratchFolder()``, runs the sample named by ``requested`` with its own
-/// expectations, and ends with ``passed(_:)``. The parent expects exit status 0 and that line.
+/// expectations, and ends with ``passed()``. The parent expects exit status 0 and that line.
 public enum SampleChild {
     /// The environment variable naming the sample a child runs.
     public static let variable = "DEPOT_SAMPLE_CHILD"
@@ -48,10 +48,22 @@ public enum SampleChild {
         return folder
     }
 
-    /// In a child: says on standard error that the sample ran to its end (the parent looks for it;
-    /// a failed expectation makes the child's exit status non-zero).
-    public static func passed(_ name: String) {
-        FileHandle.standardError.write(Data("\(marker(name))\n".utf8))
+    /// In a child: says on standard error that the sample it runs (``requested``) ran to its end
+    /// (the parent looks for it; a failed expectation makes the child's exit status non-zero).
+    public static func passed() {
+        FileHandle.standardError.write(Data("\(marker(requested ?? "?"))\n".utf8))
+    }
+
+    /// In a child: Application Support as Foundation finds it, which must lie inside `folder`
+    /// (``enterScratchFolder()``'s).
+    ///
+    /// - Parameter folder: The child's scratch folder.
+    /// - Returns: The folder Foundation names, not created.
+    public static func applicationSupport(in folder: URL) throws -> URL {
+        let support = try FileManager.default.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+        try #require(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
+        return support
     }
 
     static func marker(_ name: String) -> String { "sample \(name) ran to its end" }

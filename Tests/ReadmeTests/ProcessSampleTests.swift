@@ -85,7 +85,7 @@ struct ProcessSampleChild {
         let sample = try #require(ProcessSample(rawValue: name), "no sample named \(name)")
         let folder = try SampleChild.enterScratchFolder()
         try await run(sample, in: folder)
-        SampleChild.passed(name)
+        SampleChild.passed()
     }
 
     private func run(_ sample: ProcessSample, in folder: URL) async throws {
@@ -105,7 +105,7 @@ struct ProcessSampleChild {
             let migrations = Migrations([Migration("1 airports", [.createTable(Airport.self)])])
             let store = try await openAppStore(migrations: migrations, entities: [Airport.self])
             #expect(try await store.appliedMigrations().map(\.name) == ["1 airports"])
-            let path = try applicationSupport(in: folder).appendingPathComponent("app.sqlite").path
+            let path = try SampleChild.applicationSupport(in: folder).appendingPathComponent("app.sqlite").path
             #expect(FileManager.default.fileExists(atPath: path), "no file at \(path)")
         case .loggingAndMetrics:
             try storesThatLog()
@@ -181,14 +181,6 @@ struct ProcessSampleChild {
 /// `Airport` a to-one relation to `Country`, which the store enforces.
 private func addNorway(to store: some Store) async throws {
     try await store.repository(Country.self).upsert(Country(code: "NO", name: "Norway", continent: "EU"))
-}
-
-/// Application Support as Foundation finds it, which must be inside `folder`.
-private func applicationSupport(in folder: URL) throws -> URL {
-    let support = try FileManager.default.url(
-        for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
-    try #require(support.path.hasPrefix(folder.path), "Application Support is \(support.path)")
-    return support
 }
 
 /// The airports of the SQLite file at `path`, by code.
