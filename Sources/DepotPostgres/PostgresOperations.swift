@@ -178,8 +178,8 @@ public struct PostgresEngineConnection: SQLConnection {
         try await mapped { try await PostgresOperations.count(statement, on: connection) }
     }
 
-    /// Writes the batch as one array per column (`PostgresDialect.arrayWrite(into:columns:mode:)`),
-    /// 5,000 rows per statement.
+    /// Writes the batch: a large one through `COPY` (``PostgresCopy``), others as one array per
+    /// column (`PostgresDialect.arrayWrite(into:columns:mode:)`), 5,000 rows per statement.
     ///
     /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,
     ///   which PostgreSQL text cannot store (checked before anything is sent).
@@ -187,6 +187,16 @@ public struct PostgresEngineConnection: SQLConnection {
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
     ) async throws -> Int {
         try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
+        if PostgresCopy.suits(rows, table: table, mode: mode) {
+            guard !connection.isClosed else {
+                throw DepotError(.connection, "lost the connection to PostgreSQL at \(address) (it is closed)")
+            }
+            do {
+                return try await copy(rows, into: table, mode: mode)
+            } catch {
+                throw PostgresErrors.write(error, table: table, address: address)
+            }
+        }
         let plan = PostgresDialect().arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0
@@ -206,6 +216,41 @@ public struct PostgresEngineConnection: SQLConnection {
             }
             start = end
         }
+        return written
+    }
+
+    /// Writes a large batch through `COPY`: an insert straight into the table; an upsert or update
+    /// into a temporary table of the batch's columns, then from it by the statement the array
+    /// path runs. The writer's savepoint undoes all of it on failure.
+    private func copy(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
+        let dialect = PostgresDialect()
+        func run(_ sql: String) async throws -> Int {
+            try await PostgresOperations.affectedRows(PostgresQuery(unsafeSQL: sql), on: connection)
+        }
+        func copy(into name: String) async throws {
+            try await connection.copyFrom(table: name, columns: rows.columns, logger: PostgresOperations.logger) {
+                writer in
+                try await PostgresCopy.encode(rows) { buffer in
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+        }
+        if mode == .insert {
+            // COPY writes every row or fails: its count is the batch's.
+            try await copy(into: table.name)
+            return rows.count
+        }
+        // Found before the Depot schema on the search path (temporary tables always are).
+        let stage = PostgresCopy.stagingTable
+        _ = try await run(
+            "CREATE TEMPORARY TABLE \(dialect.quote(stage)) ON COMMIT DROP AS SELECT "
+                + rows.columns.map(dialect.quote).joined(separator: ", ")
+                + " FROM \(dialect.quote(table.name)) WITH NO DATA")
+        try await copy(into: stage)
+        let written = try await run(
+            dialect.batchWrite(into: table, columns: rows.columns, mode: mode, from: "pg_temp.\(dialect.quote(stage))"))
+        _ = try await run("DROP TABLE pg_temp.\(dialect.quote(stage))")
         return written
     }
 

@@ -63,7 +63,8 @@ public enum StoreConformance {
     /// observation and relations, each with a name of its own.
     public static var cases: [ConformanceCase] {
         let queries = queryCases + aggregateCases + updateCases + sqlCases + geoCases + sortingCases + searchCases
-        return valueCases + writeCases + queries + transactionCases + mapperCases + partialCases + observationCases
+        return valueCases + writeCases + bulkWriteCases + queries + transactionCases + mapperCases + partialCases
+            + observationCases
             + relationCases + badInputCases + schemaIndexCases + typeMatrixCases
     }
 }

@@ -7,6 +7,7 @@ extension Repository {
     /// // SQLite:     INSERT INTO "airports" ("icao", …) VALUES (?, …)  -- prepared once, run per row
     /// // PostgreSQL: INSERT INTO "airports" ("icao", …)
     /// //             SELECT * FROM UNNEST(CAST($1 AS text[]), …)    -- one array per column
+    /// //             (500 rows or more: COPY "airports" (…) FROM STDIN)
     /// ```
     ///
     /// The table is created if it does not exist yet. Each ``ToOne`` key the entities hold must
@@ -42,6 +43,7 @@ extension Repository {
     /// // PostgreSQL: INSERT INTO "airports" ("icao", …) SELECT * FROM UNNEST(CAST($1 AS text[]), …)
     /// //             ON CONFLICT ("icao") DO UPDATE SET "iata" = excluded."iata", …
     /// //             WHERE "airports"."iata" IS DISTINCT FROM excluded."iata" OR …
+    /// //             (500 rows or more: COPY into a temporary table, then the same from it)
     /// ```
     ///
     /// A stored row that holds the same values already is left alone: it is not counted, and

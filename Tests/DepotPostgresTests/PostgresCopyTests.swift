@@ -1,0 +1,93 @@
+import Depot
+import DepotPostgres
+import DepotTestSupport
+import DepotTesting
+import Foundation
+import Testing
+
+/// Large batches reach the server as `COPY`; the values they carry are the conformance suite's
+/// (`bulkWriteCases`, on every store). Here: which statement the server runs, and what a table's
+/// own triggers see.
+@Suite(
+    "PostgreSQL bulk writes through COPY",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
+    .timeLimit(.minutes(5)))
+struct PostgresCopyTests {
+    /// A statement-level trigger on `airports` that logs what the client sent (`current_query()`)
+    /// and a row-level one that counts rows, as a foreign writer's triggers would.
+    static let spy = """
+        CREATE TABLE statements (query text NOT NULL, tag text NOT NULL);
+        CREATE TABLE row_events (icao text NOT NULL);
+        CREATE FUNCTION log_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO statements VALUES (current_query(), TG_OP); RETURN NULL; END $$;
+        CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO row_events VALUES (NEW.icao); RETURN NULL; END $$;
+        CREATE TRIGGER spy_statement AFTER INSERT OR UPDATE ON airports FOR EACH STATEMENT
+            EXECUTE FUNCTION log_statement();
+        CREATE TRIGGER spy_row AFTER INSERT OR UPDATE ON airports FOR EACH ROW EXECUTE FUNCTION log_row();
+        """
+
+    static func airports(_ count: Int, from first: Int, name: String = "Airport") -> [TestAirport] {
+        (first..<(first + count)).map {
+            TestAirport(icao: "K\($0)", name: "\(name) \($0)\t\\", country: $0 % 2 == 0 ? "US" : "CA")
+        }
+    }
+
+    @Test(
+        "a batch of 500 rows or more reaches the server as COPY (an upsert through a staging table), a smaller one as one INSERT … UNNEST; row triggers fire for every row"
+    )
+    func largeBatchesAreCopied() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(Self.airports(1, from: 0))
+            _ = try await airports.removeAll()
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(Self.spy, schema: schema)
+
+            try await airports.insert(Self.airports(499, from: 1))
+            try await airports.insert(Self.airports(500, from: 1_000))
+            #expect(try await airports.upsert(Self.airports(600, from: 1_300, name: "Renamed")) == 600)
+            #expect(try await airports.count() == 499 + 500 + 400)
+
+            let statements = try await PostgresTestServer.rawRows("SELECT query, tag FROM statements", schema: schema)
+            let queries = statements.map { ($0[0] ?? "", $0[1] ?? "") }
+            #expect(queries.count == 4, "\(queries)")
+            #expect(queries.first?.0.hasPrefix("INSERT INTO \"airports\"") == true, "\(queries)")
+            #expect(queries.first?.0.contains("UNNEST") == true)
+            #expect(queries.dropFirst().first?.0.hasPrefix("COPY \"airports\"") == true, "\(queries)")
+            // The upsert: COPY into the staging table (no trigger there), then one INSERT … ON CONFLICT
+            // from it, which fires the insert and the update statement triggers.
+            let upsert = queries.dropFirst(2).map(\.0)
+            #expect(upsert.allSatisfy { $0.contains("FROM pg_temp.\"depot_copy_stage\" ON CONFLICT") }, "\(upsert)")
+            #expect(Set(queries.dropFirst(2).map(\.1)) == ["INSERT", "UPDATE"])
+            let events = try await PostgresTestServer.rawRows("SELECT count(*)::text FROM row_events", schema: schema)
+            #expect(events.first?.first == "1599", "499 + 500 inserted, 200 updated, 400 inserted")
+            #expect(try await airports.find("K1400")?.name == "Renamed 1400\t\\")
+            #expect(try await airports.find("K1000")?.name == "Airport 1000\t\\")
+        }
+    }
+
+    @Test("a COPY that a constraint stops names the table and the row, and leaves the transaction usable")
+    func constraintFailure() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(Self.airports(1, from: 700))
+            let error = try await store.write { tx -> DepotError? in
+                let inside = tx.repository(TestAirport.self)
+                do {
+                    try await inside.insert(Self.airports(1_000, from: 0))
+                    return nil
+                } catch let error as DepotError {
+                    // The failed batch is undone; the transaction goes on, and commits this.
+                    try await inside.insert(Self.airports(600, from: 5_000))
+                    return error
+                }
+            }
+            #expect(error?.kind == .constraintViolation)
+            #expect(error?.table == "airports")
+            #expect(error?.message.contains("K700") == true, "\(String(describing: error))")
+            #expect(try await airports.count() == 601)
+            #expect(try await airports.find("K1") == nil)
+        }
+    }
+}
