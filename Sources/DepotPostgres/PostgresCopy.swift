@@ -35,7 +35,7 @@ enum PostgresCopy {
         buffer.reserveCapacity(chunkBytes + chunkBytes / 4)
         var column = 0
         for value in rows.values {
-            write(value, into: &buffer)
+            try write(value, into: &buffer)
             column += 1
             if column == width {
                 column = 0
@@ -49,7 +49,7 @@ enum PostgresCopy {
     }
 
     /// One value as COPY's text format spells it.
-    static func write(_ value: StoredValue, into buffer: inout ByteBuffer) {
+    static func write(_ value: StoredValue, into buffer: inout ByteBuffer) throws(FoundNUL) {
         switch value {
         case .null: buffer.writeStaticString("\\N")
         case .bool(let flag): buffer.writeInteger(UInt8(ascii: flag ? "t" : "f"))
@@ -64,7 +64,7 @@ enum PostgresCopy {
                 buffer.writeString(number.description)
             }
         case .decimal(let decimal): buffer.writeString(decimal.description)
-        case .text(let text): writeEscaped(text, into: &buffer)
+        case .text(let text): try writeEscaped(text, into: &buffer)
         case .blob(let data):
             // bytea's hex input, its backslash doubled for COPY.
             buffer.writeStaticString("\\\\x")
@@ -79,19 +79,27 @@ enum PostgresCopy {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// A text held U+0000, which PostgreSQL text cannot store: the copy stops (the server writes
+    /// nothing of it) and the writer names the row and column.
+    struct FoundNUL: Error {}
+
     /// Text with the bytes COPY's text format reserves escaped (backslash, tab, newline,
-    /// carriage return). NUL never reaches here: the writer refuses it first.
-    static func writeEscaped(_ text: String, into buffer: inout ByteBuffer) {
+    /// carriage return).
+    ///
+    /// - Throws: ``FoundNUL`` for a text holding U+0000: the scan for bytes to escape finds it,
+    ///   so the array path's separate pass over the batch is not needed here.
+    static func writeEscaped(_ text: String, into buffer: inout ByteBuffer) throws(FoundNUL) {
         let utf8 = text.utf8
         let plain = utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains { $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 }
+            !bytes.contains { $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 || $0 == 0 }
         }
-        if plain ?? !utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 }) {
+        if plain ?? !utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 || $0 == 0 }) {
             buffer.writeString(text)
             return
         }
         for byte in utf8 {
             switch byte {
+            case 0: throw FoundNUL()
             case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
             case 9: buffer.writeStaticString("\\t")
             case 10: buffer.writeStaticString("\\n")

@@ -182,21 +182,26 @@ public struct PostgresEngineConnection: SQLConnection {
     /// column (`PostgresDialect.arrayWrite(into:columns:mode:)`), 5,000 rows per statement.
     ///
     /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,
-    ///   which PostgreSQL text cannot store (checked before anything is sent).
+    ///   which PostgreSQL text cannot store (checked before anything is sent, or found while
+    ///   copying, which then stops: either way nothing of the batch is written).
     public func write(
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
     ) async throws -> Int {
-        try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
         if PostgresCopy.suits(rows, table: table, mode: mode) {
             guard !connection.isClosed else {
                 throw DepotError(.connection, "lost the connection to PostgreSQL at \(address) (it is closed)")
             }
             do {
                 return try await copy(rows, into: table, mode: mode)
+            } catch is PostgresCopy.FoundNUL {
+                // The copy stopped, writing nothing; this names the row and column.
+                try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
+                throw DepotError(.constraintViolation, "\(table.name): a text holds a NUL character (U+0000)")
             } catch {
                 throw PostgresErrors.write(error, table: table, address: address)
             }
         }
+        try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
         let plan = PostgresDialect().arrayWrite(into: table, columns: rows.columns, mode: mode)
         let width = rows.columns.count
         var start = 0

@@ -177,13 +177,17 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("text holding U+0000 fails naming row and column, and the batch writes nothing")
-    func nulCharacter() async throws {
+    @Test(
+        "text holding U+0000 fails naming row and column, and the batch writes nothing (bound as arrays; copied, found after a megabyte was sent)",
+        arguments: [2, 30_000])
+    func nulCharacter(rows: Int) async throws {
         try await PostgresTestServer.withStore { (store: PostgresStore) async throws in
             let airports = store.repository(TestAirport.self)
             let bad = TestAirport(icao: "ZZNU", name: "a\u{0}b", country: "XX")
+            var batch = (0..<(rows - 1)).map { TestAirport(icao: "K\($0)", name: "Airport \($0)", country: "XX") }
+            batch.insert(bad, at: batch.count - batch.count / 20)
             let error = await #expect(throws: DepotError.self) {
-                try await airports.insert([TestAirport.sample[0], bad])
+                try await airports.insert(batch)
             }
             #expect(error?.kind == .constraintViolation)
             #expect(error?.column == "name")

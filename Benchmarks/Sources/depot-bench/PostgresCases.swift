@@ -8,7 +8,8 @@ import PostgresNIO
 
 // PostgreSQL cases: Depot's PostgresStore against PostgresNIO doing the same work by hand
 // (UNNEST batches of 5,000 rows in one transaction, rows decoded straight into structs) and
-// against COPY, the server's own bulk path. Run when DEPOT_POSTGRES_URL is set.
+// against COPY, the server's own bulk path (upserts: COPY into a temporary table, then one
+// INSERT … ON CONFLICT from it). Run when DEPOT_POSTGRES_URL is set.
 
 /// The PostgreSQL half of depot-bench.
 struct PostgresCases {
@@ -85,8 +86,25 @@ struct PostgresCases {
         try await execute("COMMIT")
     }
 
+    /// An upsert through COPY: the rows copied into a temporary table, then one
+    /// `INSERT … SELECT … ON CONFLICT` from it, in one transaction.
+    func stagedUpsert(_ rows: [BenchAirport], schema: String) async throws {
+        try await execute("BEGIN")
+        try await execute(
+            "CREATE TEMPORARY TABLE stage ON COMMIT DROP AS SELECT * FROM \"\(schema)\".\"airports\" WITH NO DATA")
+        try await copy(rows, schema: schema, into: "stage")
+        try await execute(
+            """
+            INSERT INTO "\(schema)"."airports" SELECT * FROM stage ON CONFLICT ("icao") DO UPDATE SET
+            "iata" = EXCLUDED."iata", "name" = EXCLUDED."name", "city" = EXCLUDED."city",
+            "country" = EXCLUDED."country", "elevation" = EXCLUDED."elevation", "lat" = EXCLUDED."lat",
+            "lon" = EXCLUDED."lon"
+            """)
+        try await execute("COMMIT")
+    }
+
     /// COPY … FROM STDIN in text format: the server's bulk-load path, the limit.
-    func copy(_ rows: [BenchAirport], schema: String) async throws {
+    func copy(_ rows: [BenchAirport], schema: String, into table: String = "airports") async throws {
         /// Writes a text field, escaping only the bytes COPY's text format reserves.
         func write(_ text: String?, to buffer: inout ByteBuffer, then separator: UInt8) {
             defer { buffer.writeInteger(separator) }
@@ -112,7 +130,7 @@ struct PostgresCases {
 
         // copyFrom quotes the table name itself: reach the schema through the search path.
         try await execute("SET search_path TO \"\(schema)\"")
-        try await connection.copyFrom(table: "airports", columns: Self.columns, logger: logger) {
+        try await connection.copyFrom(table: table, columns: Self.columns, logger: logger) {
             writer in
             var buffer = ByteBuffer()
             buffer.reserveCapacity(1 << 20)
@@ -247,7 +265,8 @@ struct PostgresCases {
             baselines: [
                 Baseline(name: "raw-unnest", prepare: seedRaw) {
                     try await unnestWrite(updated, schema: $0, upsert: true)
-                }
+                },
+                Baseline(name: "copy-staged", prepare: seedRaw) { try await stagedUpsert(updated, schema: $0) },
             ])
         results += try await compare(
             "pg fetch all", n: n, subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
