@@ -167,6 +167,33 @@ extension StoreConformance {
             #expect(Double(seen.count) <= elapsed / .milliseconds(50) + 2)
             #expect(seen.count < 200, "the burst collapsed")
         },
+        ConformanceCase("debounce with a maximum wait delivers while a burst goes on, then the final state") {
+            (store: any Store) async throws in
+            let airports = store.repository(TestAirport.self)
+            // Commits never pause for an hour: without maxWait nothing would come until they stop.
+            let stream = airports.observe(timing: .debounce(.seconds(3_600), maxWait: .milliseconds(20)))
+            let stop = Signal()
+            let cap = 100_000
+            let writer = Task { () throws -> Int in
+                var written = 0
+                while !stop.hasFired, written < cap {
+                    try await airports.insert(TestAirport(icao: "W\(written)", name: "w", country: "W"))
+                    written += 1
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                return written
+            }
+            var lists = stream.makeAsyncIterator()
+            var counts: [Int] = []
+            while counts.count < 3, let list = try await lists.next() { counts.append(list.count) }
+            stop.fire()
+            let written = try await writer.value
+            #expect(written < cap, "two elements came while the writes went on: \(counts)")
+            #expect(counts == counts.sorted() && Set(counts).count == counts.count, "\(counts)")
+            var last = counts.last ?? -1
+            while last != written, let list = try await lists.next() { last = list.count }
+            #expect(last == written, "the last element holds every write")
+        },
     ]
 }
 

@@ -12,6 +12,9 @@ package final class Signal: Sendable {
     /// Fires: every waiter resumes.
     package func fire() { fired.store(true, ordering: .sequentiallyConsistent) }
 
+    /// Whether it has fired.
+    package var hasFired: Bool { fired.load(ordering: .sequentiallyConsistent) }
+
     /// Returns once the signal has fired.
     ///
     /// - Throws: `CancellationError` after 5 minutes without a fire, or when the task is cancelled.

@@ -19,7 +19,10 @@ func observeNorway(store: some Store) async throws {
         shown = change.applied(to: shown)  // == change.result
     }
 
-    // A burst of writes becomes one element after 100 ms of quiet (or .throttle: one per interval).
-    for try await list in airports.observe(timing: .debounce(.milliseconds(100))) { print(list.count) }
+    // A burst of writes becomes one element after 100 ms of quiet, and comes about a second at most
+    // after the first write however busy the table is (or .throttle: one element per interval).
+    for try await list in airports.observe(timing: .debounce(.milliseconds(100), maxWait: .seconds(1))) {
+        print(list.count)
+    }
     // readme:end
 }

@@ -38,10 +38,18 @@ final class ObservationState<Root: Entity>: Sendable {
             switch timing {
             case .immediate:
                 break
-            case .debounce(let interval):
+            case .debounce(let interval, let maxWait):
+                // Past the deadline (maxWait after the first commit waited for) it reads anyway.
+                let deadline = maxWait.map { ContinuousClock.now + $0 }
                 var seen = signal.generation
                 while true {
-                    try await Task.sleep(for: interval)
+                    var nap = interval
+                    if let deadline {
+                        let left = deadline - ContinuousClock.now
+                        if left <= .zero { break }
+                        nap = min(nap, left)
+                    }
+                    try await Task.sleep(for: nap)
                     let now = signal.generation
                     if now == seen { break }
                     seen = now
