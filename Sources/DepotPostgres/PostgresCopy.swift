@@ -21,7 +21,8 @@ enum PostgresCopy {
     static let stagingTable = "depot_copy_stage"
 
     /// Whether a batch goes through `COPY`: large enough, and names PostgresNIO can quote (it
-    /// wraps them in double quotes without doubling any inside).
+    /// wraps them in double quotes without doubling any inside; a `Schema` admits identifiers
+    /// only, so this holds for every Depot table, and keeps holding should that change).
     static func suits(_ rows: RowBatch, table: TableDescription, mode: WriteMode) -> Bool {
         rows.count >= minimumRows && !table.name.contains("\"") && !rows.columns.contains { $0.contains("\"") }
     }

@@ -97,7 +97,7 @@ func expectSame(_ got: [AllTypes], _ want: [AllTypes], sourceLocation: SourceLoc
 
 extension AllTypes {
     /// `count` rows of random values of every type, keyed `firstID`, `firstID + 1`, …: text with
-    /// tabs, newlines, backslashes and `\N`; doubles and floats from random bits, infinities
+    /// tabs, newlines, backslashes, `\N`, the last plane's last character and runs of 3 KB; doubles and floats from random bits, infinities
     /// included (never NaN, which stores refuse); decimals of up to 30 digits; dates to the
     /// microsecond from 1716 to 2285, and whole seconds from 1000 BC to 9999 AD; NULLs in a third
     /// of the optional columns. The same seed gives the same rows.
@@ -106,7 +106,7 @@ extension AllTypes {
         func text() -> String {
             let pieces = [
                 "", "a", "Oslo", "\t", "\n", "\r\n", "\\", "\\N", "\\.", "ß", "👩‍🚀", "e\u{301}", "'", "\"", ",",
-                " ", "日本", "\u{7F}", "\u{1}",
+                " ", "日本", "\u{7F}", "\u{1}", "\u{10FFFD}", String(repeating: "ø", count: 1_500),
             ]
             return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
                 .joined()
