@@ -268,6 +268,31 @@ struct PostgresCases {
                 },
                 Baseline(name: "copy-staged", prepare: seedRaw) { try await stagedUpsert(updated, schema: $0) },
             ])
+        // Where COPY starts to pay (Depot copies from 500 rows): 50 batches of `size` rows, each its
+        // own transaction, by hand as arrays and through COPY. Run only when named:
+        // `--only "pg batches"`.
+        if onlyCase?.contains("pg batches") == true {
+            for size in [50, 100, 250, 500, 1_000] where size * 50 <= rows.count {
+                let batches = (0..<50).map { Array(rows[($0 * size)..<(($0 + 1) * size)]) }
+                results += try await compare(
+                    "pg batches of \(size) rows, 50 transactions", n: size * 50,
+                    subject: { store in for batch in batches { try await airports(store).insert(batch) } },
+                    subjectPrepare: open,
+                    baselines: [
+                        Baseline(name: "raw-unnest") { schema in
+                            for batch in batches { try await unnestWrite(batch, schema: schema, upsert: false) }
+                        },
+                        Baseline(name: "copy") { schema in
+                            for batch in batches {
+                                // In a transaction, as the UNNEST side's batches are.
+                                try await execute("BEGIN")
+                                try await copy(batch, schema: schema)
+                                try await execute("COMMIT")
+                            }
+                        },
+                    ])
+            }
+        }
         results += try await compare(
             "pg fetch all", n: n, subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
             baselines: [Baseline(name: "raw-postgresnio", prepare: seedRaw) { _ = try await fetchAll(schema: $0) }])
