@@ -18,25 +18,40 @@ enum PostgresCopy {
     /// Bytes gathered before they are sent.
     static let chunkBytes = 1 << 20
 
-    /// The temporary table an upsert or update copies its batch into (dropped after each use).
-    static let stagingTable = "depot_copy_stage"
+    /// Rows per `COPY` (and per statement from the staging table): a million-row write is ten
+    /// statements, not one that a `statement_timeout` the array path stayed under would cancel.
+    static let rowsPerStatement = 100_000
+
+    /// The temporary table an upsert or update of `columns` of `table` copies its rows into:
+    /// `depot stage ` and a hash of the two. The space keeps it apart from every table a `Schema`
+    /// can name (identifiers only), which a plain name would not: the statement writing from it
+    /// names the real table unqualified, and temporary tables come first on the search path.
+    static func stagingTable(for table: TableDescription, columns: [String]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
+        for byte in ([table.name] + columns).joined(separator: "\u{0}").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return "depot stage " + String(repeating: "0", count: 16 - hex.count) + hex
+    }
 
     /// Whether a batch goes through `COPY`: large enough, and names PostgresNIO can quote (it
     /// wraps them in double quotes without doubling any inside; a `Schema` admits identifiers
     /// only, so this holds for every Depot table, and keeps holding should that change).
-    static func suits(_ rows: RowBatch, table: TableDescription, mode: WriteMode) -> Bool {
+    static func suits(_ rows: RowBatch, table: TableDescription) -> Bool {
         rows.count >= minimumRows && !table.name.contains("\"") && !rows.columns.contains { $0.contains("\"") }
     }
 
-    /// Appends row after row of `rows`, in COPY's text format, calling `flush` with each full chunk.
+    /// Appends the rows of `slice` of `rows`, in COPY's text format, calling `flush` with each
+    /// full chunk.
     static func encode(
-        _ rows: RowBatch, flush: (inout ByteBuffer) async throws -> Void
+        _ rows: RowBatch, _ slice: Range<Int>, flush: (inout ByteBuffer) async throws -> Void
     ) async throws {
         let width = rows.columns.count
         var buffer = ByteBuffer()
         buffer.reserveCapacity(chunkBytes + chunkBytes / 4)
         var column = 0
-        for value in rows.values {
+        for value in rows.values[(slice.lowerBound * width)..<(slice.upperBound * width)] {
             try write(value, into: &buffer)
             column += 1
             if column == width {
@@ -129,16 +144,13 @@ enum PostgresCopy {
     }
 
     /// A `timestamptz` in UTC to the microsecond, from the same microsecond count the binary path
-    /// sends: `2024-02-29 13:05:09.000001+00`, years before 1 as `… BC`, PostgreSQL's infinities
-    /// where the binary path sends them.
+    /// sends: `2024-02-29 13:05:09.000001+00`, years before 1 as `… BC`, and `infinity` where the
+    /// binary path sends PostgreSQL's (a count past `Int64`); the binary path never sends
+    /// `-infinity` (the earliest count it can send is out of range, as its text is here).
     static func writeTimestamp(_ date: Date, into buffer: inout ByteBuffer) {
         let (sinceY2K, overflow) = date.microseconds.addingReportingOverflow(PostgresWire.epochOffset)
         if overflow || sinceY2K == .max {
             buffer.writeStaticString("infinity")
-            return
-        }
-        if sinceY2K == .min {
-            buffer.writeStaticString("-infinity")
             return
         }
         let perDay: Int64 = 86_400_000_000

@@ -187,12 +187,12 @@ public struct PostgresEngineConnection: SQLConnection {
     public func write(
         _ rows: RowBatch, into table: TableDescription, mode: WriteMode, keyPositions: [Int], renderer: SQLRenderer
     ) async throws -> Int {
-        if PostgresCopy.suits(rows, table: table, mode: mode) {
+        if PostgresCopy.suits(rows, table: table) {
             guard !connection.isClosed else {
                 throw DepotError(.connection, "lost the connection to PostgreSQL at \(address) (it is closed)")
             }
             do {
-                return try await copy(rows, into: table, mode: mode)
+                if let written = try await copy(rows, into: table, mode: mode) { return written }
             } catch is PostgresCopy.FoundNUL {
                 // The copy stopped, writing nothing; this names the row and column.
                 try Self.rejectNUL(rows, table: table, keyPositions: keyPositions)
@@ -224,38 +224,58 @@ public struct PostgresEngineConnection: SQLConnection {
         return written
     }
 
-    /// Writes a large batch through `COPY`: an insert straight into the table; an upsert or update
-    /// into a temporary table of the batch's columns, then from it by the statement the array
-    /// path runs. The writer's savepoint undoes all of it on failure.
-    private func copy(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int {
+    /// Writes a large batch through `COPY`, ``PostgresCopy/rowsPerStatement`` rows a statement (no
+    /// statement runs far longer than the array path's did, under a `statement_timeout`): an insert
+    /// straight into the table; an upsert or update into a temporary table of the batch's columns,
+    /// then from it by the statement the array path runs. The writer's savepoint undoes all of it
+    /// on failure.
+    ///
+    /// - Returns: The rows written; nil, having sent nothing, for an upsert or update when the role
+    ///   may not create temporary tables (`REVOKE TEMPORARY`): the caller binds arrays instead.
+    private func copy(_ rows: RowBatch, into table: TableDescription, mode: WriteMode) async throws -> Int? {
         let dialect = PostgresDialect()
         func run(_ sql: String) async throws -> Int {
             try await PostgresOperations.affectedRows(PostgresQuery(unsafeSQL: sql), on: connection)
         }
-        func copy(into name: String) async throws {
+        func copy(_ slice: Range<Int>, into name: String) async throws {
             try await connection.copyFrom(table: name, columns: rows.columns, logger: PostgresOperations.logger) {
                 writer in
-                try await PostgresCopy.encode(rows) { buffer in
+                try await PostgresCopy.encode(rows, slice) { buffer in
                     try await writer.write(buffer)
                     buffer.clear()
                 }
             }
         }
+        let slices = stride(from: 0, to: rows.count, by: PostgresCopy.rowsPerStatement).map {
+            $0..<min($0 + PostgresCopy.rowsPerStatement, rows.count)
+        }
         if mode == .insert {
-            // COPY writes every row or fails: its count is the batch's.
-            try await copy(into: table.name)
+            // COPY writes every row or fails: the count is the rows sent (a table's BEFORE trigger
+            // that drops a row, and rules, which COPY does not run, are not counted apart).
+            for slice in slices { try await copy(slice, into: table.name) }
             return rows.count
         }
-        // Found before the Depot schema on the search path (temporary tables always are).
-        let stage = PostgresCopy.stagingTable
+        let permitted = try await connection.query(
+            "SELECT has_database_privilege(current_database(), 'TEMPORARY')", logger: PostgresOperations.logger)
+        var mayStage = false
+        for try await flag in permitted.decode(Bool.self) { mayStage = flag }
+        guard mayStage else { return nil }
+        // One per batch shape and transaction, emptied after each use: repeated staged writes
+        // neither pile up tables (and their locks) nor churn the catalog. Its name has a space, so
+        // no Depot table has it; temporary tables are found first on the search path.
+        let name = PostgresCopy.stagingTable(for: table, columns: rows.columns)
+        let stage = "pg_temp." + dialect.quote(name)
         _ = try await run(
-            "CREATE TEMPORARY TABLE \(dialect.quote(stage)) ON COMMIT DROP AS SELECT "
+            "CREATE TEMPORARY TABLE IF NOT EXISTS \(dialect.quote(name)) ON COMMIT DROP AS SELECT "
                 + rows.columns.map(dialect.quote).joined(separator: ", ")
                 + " FROM \(dialect.quote(table.name)) WITH NO DATA")
-        try await copy(into: stage)
-        let written = try await run(
-            dialect.batchWrite(into: table, columns: rows.columns, mode: mode, from: "pg_temp.\(dialect.quote(stage))"))
-        _ = try await run("DROP TABLE pg_temp.\(dialect.quote(stage))")
+        let statement = dialect.batchWrite(into: table, columns: rows.columns, mode: mode, from: stage)
+        var written = 0
+        for slice in slices {
+            try await copy(slice, into: name)
+            written += try await run(statement)
+            _ = try await run("TRUNCATE \(stage)")
+        }
         return written
     }
 

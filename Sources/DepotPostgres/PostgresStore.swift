@@ -28,7 +28,8 @@ import PostgresNIO
 /// them where they are missing gets an error that says so.
 ///
 /// Writes of 500 rows or more stream through `COPY … FROM STDIN` (upserts and updates through a
-/// temporary table); smaller batches bind one array per column (`INSERT … SELECT * FROM UNNEST(…)`). Transactions run on one pooled connection; a store serializes its
+/// temporary table, where the role may create one); smaller batches bind one array per column
+/// (`INSERT … SELECT * FROM UNNEST(…)`). Transactions run on one pooled connection; a store serializes its
 /// own transactions, as every Depot store does. Commits are announced to observers of this store
 /// and, through `LISTEN`/`NOTIFY`, to other stores on the same database: every Depot table carries
 /// a statement-level trigger (`depot_commits`) that announces its changes when they commit, so

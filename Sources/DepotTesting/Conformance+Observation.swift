@@ -35,6 +35,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 }
 
+/// The row count a consumer waits for, set once the writes are done.
+final class FinalCount: Sendable {
+    private let target = Mutex<Int?>(nil)
+    var value: Int? { target.withLock { $0 } }
+    func set(_ count: Int) { target.withLock { $0 = count } }
+}
+
 /// Counts elements a consumer task has handled.
 final class Progress: Sendable {
     private let value = Mutex((count: 0, first: String?.none))
@@ -172,27 +179,36 @@ extension StoreConformance {
             let airports = store.repository(TestAirport.self)
             // Commits never pause for an hour: without maxWait nothing would come until they stop.
             let stream = airports.observe(timing: .debounce(.seconds(3_600), maxWait: .milliseconds(20)))
-            let stop = Signal()
-            let cap = 100_000
-            let writer = Task { () throws -> Int in
-                var written = 0
-                while !stop.hasFired, written < cap {
-                    try await airports.insert(TestAirport(icao: "W\(written)", name: "w", country: "W"))
-                    written += 1
-                    try await Task.sleep(for: .milliseconds(1))
+            let threeCame = Signal()
+            let finalCount = FinalCount()
+            let consumer = Task { () throws -> [Int] in
+                var counts: [Int] = []
+                for try await list in stream {
+                    counts.append(list.count)
+                    if counts.count == 3 { threeCame.fire() }
+                    if let target = finalCount.value, list.count == target { return counts }
                 }
-                return written
+                return counts
             }
-            var lists = stream.makeAsyncIterator()
-            var counts: [Int] = []
-            while counts.count < 3, let list = try await lists.next() { counts.append(list.count) }
-            stop.fire()
-            let written = try await writer.value
-            #expect(written < cap, "two elements came while the writes went on: \(counts)")
-            #expect(counts == counts.sorted() && Set(counts).count == counts.count, "\(counts)")
-            var last = counts.last ?? -1
-            while last != written, let list = try await lists.next() { last = list.count }
-            #expect(last == written, "the last element holds every write")
+            // About one write a millisecond until three elements came: a bounded count, so that a
+            // broken maxWait fails here instead of waiting out the hour.
+            var written = 0
+            while !threeCame.hasFired, written < 20_000 {
+                try await airports.insert(TestAirport(icao: "W\(written)", name: "w", country: "W"))
+                written += 1
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            guard threeCame.hasFired else {
+                consumer.cancel()
+                Issue.record("no three elements in \(written) writes spread over as many milliseconds")
+                return
+            }
+            // The final state: one more commit after the target is known, so an element follows it.
+            finalCount.set(written + 1)
+            try await airports.insert(TestAirport(icao: "W\(written)", name: "w", country: "W"))
+            let counts = try await consumer.value
+            #expect(Array(counts.prefix(3)) == counts.prefix(3).sorted(), "\(counts)")
+            #expect(counts.last == written + 1, "the last element holds every write: \(counts)")
         },
     ]
 }

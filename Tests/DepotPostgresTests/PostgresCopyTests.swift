@@ -15,17 +15,21 @@ import Testing
 struct PostgresCopyTests {
     /// A statement-level trigger on `airports` that logs what the client sent (`current_query()`)
     /// and a row-level one that counts rows, as a foreign writer's triggers would.
-    static let spy = """
+    static let statementSpy = """
         CREATE TABLE statements (query text NOT NULL, tag text NOT NULL);
-        CREATE TABLE row_events (icao text NOT NULL);
         CREATE FUNCTION log_statement() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN INSERT INTO statements VALUES (current_query(), TG_OP); RETURN NULL; END $$;
-        CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN INSERT INTO row_events VALUES (NEW.icao); RETURN NULL; END $$;
         CREATE TRIGGER spy_statement AFTER INSERT OR UPDATE ON airports FOR EACH STATEMENT
             EXECUTE FUNCTION log_statement();
-        CREATE TRIGGER spy_row AFTER INSERT OR UPDATE ON airports FOR EACH ROW EXECUTE FUNCTION log_row();
         """
+    static let spy =
+        statementSpy + """
+            ;
+            CREATE TABLE row_events (icao text NOT NULL);
+            CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO row_events VALUES (NEW.icao); RETURN NULL; END $$;
+            CREATE TRIGGER spy_row AFTER INSERT OR UPDATE ON airports FOR EACH ROW EXECUTE FUNCTION log_row();
+            """
 
     static func airports(_ count: Int, from first: Int, name: String = "Airport") -> [TestAirport] {
         (first..<(first + count)).map {
@@ -58,12 +62,89 @@ struct PostgresCopyTests {
             // The upsert: COPY into the staging table (no trigger there), then one INSERT … ON CONFLICT
             // from it, which fires the insert and the update statement triggers.
             let upsert = queries.dropFirst(2).map(\.0)
-            #expect(upsert.allSatisfy { $0.contains("FROM pg_temp.\"depot_copy_stage\" ON CONFLICT") }, "\(upsert)")
+            #expect(upsert.allSatisfy { $0.contains("FROM pg_temp.\"depot stage ") }, "\(upsert)")
             #expect(Set(queries.dropFirst(2).map(\.1)) == ["INSERT", "UPDATE"])
             let events = try await PostgresTestServer.rawRows("SELECT count(*)::text FROM row_events", schema: schema)
             #expect(events.first?.first == "1599", "499 + 500 inserted, 200 updated, 400 inserted")
             #expect(try await airports.find("K1400")?.name == "Renamed 1400\t\\")
             #expect(try await airports.find("K1000")?.name == "Airport 1000\t\\")
+        }
+    }
+
+    @Test("a batch past 100,000 rows is copied in slices of 100,000, every row written and counted")
+    func slices() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(Self.airports(1, from: 0))
+            _ = try await airports.removeAll()
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(Self.statementSpy, schema: schema)
+            try await airports.insert(Self.airports(100_500, from: 0))
+            #expect(try await airports.upsert(Self.airports(100_200, from: 400, name: "Renamed")) == 100_200)
+            let statements = try await PostgresTestServer.rawRows("SELECT query FROM statements", schema: schema)
+            let queries = statements.map { $0[0] ?? "" }
+            #expect(queries.filter { $0.hasPrefix("COPY \"airports\"") }.count == 2, "two slices inserted")
+            #expect(queries.filter { $0.contains("FROM pg_temp.\"depot stage ") }.count == 4, "two slices upserted")
+            #expect(try await airports.count() == 100_600)
+            #expect(try await airports.find("K399")?.name == "Airport 399\t\\")
+            #expect(try await airports.find("K100499")?.name == "Renamed 100499\t\\")
+            #expect(try await airports.find("K100599")?.name == "Renamed 100599\t\\")
+        }
+    }
+
+    @Test("staged upserts in one transaction reuse one emptied staging table: each writes its own rows only")
+    func repeatedStagedUpserts() async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(Self.airports(1_000, from: 0))
+            let counts = try await store.write { tx in
+                let inside = tx.repository(TestAirport.self)
+                var counts: [Int] = []
+                // Overlapping ranges, each renamed anew: rows a stale stage would re-apply show.
+                for round in 0..<12 {
+                    counts.append(
+                        try await inside.upsert(Self.airports(600, from: round * 50, name: "Round \(round)")))
+                }
+                return counts
+            }
+            #expect(counts == Array(repeating: 600, count: 12))
+            #expect(try await airports.find("K0")?.name == "Round 0 0\t\\")
+            #expect(try await airports.find("K599")?.name == "Round 11 599\t\\")
+            #expect(try await airports.find("K1149")?.name == "Round 11 1149\t\\")
+            #expect(try await airports.find("K999")?.name == "Round 11 999\t\\")
+            #expect(try await airports.count() == 1_150)
+        }
+    }
+
+    @Test(
+        "a role that may not create temporary tables upserts a large batch through arrays instead",
+        .enabled(if: PostgresEnvironment.isBouncerConfigured, "makes a database of its own: needs CREATEDB"))
+    func withoutTemporaryTables() async throws {
+        try await PostgresTestServer.withPooledDatabase { _, direct in
+            let database = try #require(URLComponents(string: direct)?.path.dropFirst().description)
+            let reader = PostgresEnvironment.readerRole
+            _ = try await PostgresTestServer.rawRows(
+                "REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC; GRANT CREATE ON DATABASE \(database) TO \(reader)",
+                url: direct)
+            var address = try #require(URLComponents(string: try PostgresEnvironment.requireReaderURL()))
+            address.path = "/" + database
+            let url = try #require(address.string)
+            let allowed = try await PostgresTestServer.rawRows(
+                "SELECT has_database_privilege(current_database(), 'TEMPORARY')::text", url: url)
+            try #require(allowed.first?.first == "false", "the reader role may not create temporary tables")
+            var configuration = try PostgresStore.Configuration(url: url)
+            configuration.schema = PostgresEnvironment.scratchSchemaName()
+            let store = PostgresStore(configuration: configuration)
+            try await withCleanup {
+                let airports = store.repository(TestAirport.self)
+                try await airports.insert(Self.airports(600, from: 0))
+                #expect(try await airports.upsert(Self.airports(700, from: 100, name: "Renamed")) == 700)
+                #expect(try await airports.count() == 800)
+                #expect(try await airports.find("K650")?.name == "Renamed 650\t\\")
+                #expect(try await airports.find("K50")?.name == "Airport 50\t\\")
+            } cleanup: {
+                await store.close()
+            }
         }
     }
 

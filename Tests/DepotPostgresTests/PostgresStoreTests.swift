@@ -179,7 +179,7 @@ struct PostgresStoreTests {
 
     @Test(
         "text holding U+0000 fails naming row and column, and the batch writes nothing (bound as arrays; copied, found after a megabyte was sent)",
-        arguments: [2, 30_000])
+        arguments: [2, 60_000])
     func nulCharacter(rows: Int) async throws {
         try await PostgresTestServer.withStore { (store: PostgresStore) async throws in
             let airports = store.repository(TestAirport.self)

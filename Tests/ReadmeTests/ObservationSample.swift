@@ -19,8 +19,8 @@ func observeNorway(store: some Store) async throws {
         shown = change.applied(to: shown)  // == change.result
     }
 
-    // A burst of writes becomes one element after 100 ms of quiet, and comes about a second at most
-    // after the first write however busy the table is (or .throttle: one element per interval).
+    // A burst of writes becomes one element after 100 ms of quiet; however busy the table, the wait
+    // for quiet lasts a second at most (or .throttle: one element per interval).
     for try await list in airports.observe(timing: .debounce(.milliseconds(100), maxWait: .seconds(1))) {
         print(list.count)
     }

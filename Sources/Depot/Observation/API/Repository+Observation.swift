@@ -12,7 +12,7 @@ extension Repository {
     /// Leaving the loop or cancelling the task ends the observation and releases what it held.
     ///
     /// Observers of the same query on one store share each re-query. `timing` spaces them out:
-    /// ``ObservationTiming/debounce(_:)`` waits for commits to stop, ``ObservationTiming/throttle(_:)``
+    /// ``ObservationTiming/debounce(_:maxWait:)`` waits for commits to stop, ``ObservationTiming/throttle(_:)``
     /// emits at most once per interval.
     ///
     /// Errors surface from the loop: a ``DepotError`` of kind `.invalidQuery` when this repository
