@@ -178,7 +178,7 @@ public struct PostgresEngineConnection: SQLConnection {
         try await mapped { try await PostgresOperations.count(statement, on: connection) }
     }
 
-    /// Writes the batch: a large one through `COPY` (``PostgresCopy``), others as one array per
+    /// Writes the batch: a large one through `COPY` (`PostgresCopy`), others as one array per
     /// column (`PostgresDialect.arrayWrite(into:columns:mode:)`), 5,000 rows per statement.
     ///
     /// - Throws: `.constraintViolation` naming the row and column when a text holds U+0000,
@@ -224,7 +224,7 @@ public struct PostgresEngineConnection: SQLConnection {
         return written
     }
 
-    /// Writes a large batch through `COPY`, ``PostgresCopy/rowsPerStatement`` rows a statement (no
+    /// Writes a large batch through `COPY`, `PostgresCopy.rowsPerStatement` rows a statement (no
     /// statement runs far longer than the array path's did, under a `statement_timeout`): an insert
     /// straight into the table; an upsert or update into a temporary table of the batch's columns,
     /// then from it by the statement the array path runs. The writer's savepoint undoes all of it
