@@ -160,16 +160,7 @@ enum PostgresCopy {
             days -= 1
             inDay += perDay
         }
-        // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
-        let z = days + 10_957 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.date(daysSince1970: days + 10_957)
         // PostgreSQL has no year 0: astronomical year 0 is 1 BC.
         let shownYear = year > 0 ? year : 1 - year
         func padded(_ number: Int64, _ width: Int) {

@@ -108,13 +108,16 @@ extension AllTypes {
                 "", "a", "Oslo", "\t", "\n", "\r\n", "\\", "\\N", "\\.", "ß", "👩‍🚀", "e\u{301}", "'", "\"", ",",
                 " ", "日本", "\u{7F}", "\u{1}", "\u{10FFFD}", String(repeating: "ø", count: 1_500),
             ]
-            return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
-                .joined()
+            return (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                pieces[Int.random(in: 0..<pieces.count, using: &random)]
+            }
+            .joined()
         }
         func double() -> Double {
             switch Int.random(in: 0..<8, using: &random) {
             case 0:
-                return [Double.infinity, -.infinity, -0.0, 0, .leastNonzeroMagnitude].randomElement(using: &random) ?? 0
+                let special: [Double] = [.infinity, -.infinity, -0.0, 0, .leastNonzeroMagnitude]
+                return special[Int.random(in: 0..<special.count, using: &random)]
             case 1: return Double(Int.random(in: -1_000_000...1_000_000, using: &random)) / 100
             default:
                 let value = Double(bitPattern: random.next())
@@ -126,15 +129,13 @@ extension AllTypes {
             return value.isNaN ? -.infinity : value
         }
         func decimal() -> Decimal {
-            let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in
-                String(Int.random(in: 0...9, using: &random))
-            }
-            let point = Int.random(in: 0...digits.count, using: &random)
-            let text =
-                (Bool.random(using: &random) ? "-" : "") + digits[..<point].joined() + "."
-                + digits[point...].joined()
-            return Decimal(string: text == "." || text == "-." ? "0" : text, locale: Locale(identifier: "en_US_POSIX"))
-                ?? 0
+            // Up to 30 random digits, the point anywhere among them.
+            let count = Int.random(in: 1...30, using: &random)
+            var significand = Decimal(0)
+            for _ in 0..<count { significand = significand * 10 + Decimal(Int.random(in: 0...9, using: &random)) }
+            let sign: FloatingPointSign = Bool.random(using: &random) ? .minus : .plus
+            return Decimal(
+                sign: sign, exponent: -Int.random(in: 0...count, using: &random), significand: significand)
         }
         func date() -> Date {
             if Bool.random(using: &random) {

@@ -31,6 +31,28 @@ struct PostgresCopyTests {
             CREATE TRIGGER spy_row AFTER INSERT OR UPDATE ON airports FOR EACH ROW EXECUTE FUNCTION log_row();
             """
 
+    /// A store whose `airports` table exists (a row written and removed) and carries `spy`'s
+    /// triggers, given to `body` with the table's repository and the store's schema.
+    static func withSpiedStore(
+        _ spy: String, _ body: (PostgresStore, Repository<TestAirport>, String) async throws -> Void
+    ) async throws {
+        try await PostgresTestServer.withStore { store in
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(Self.airports(1, from: 0))
+            _ = try await airports.removeAll()
+            let schema = try #require(store.configuration.schema)
+            _ = try await PostgresTestServer.rawRows(spy, schema: schema)
+            try await body(store, airports, schema)
+        }
+    }
+
+    /// What the statement spy logged, in order: the client's statement and the trigger's operation.
+    static func loggedStatements(in schema: String) async throws -> [(query: String, tag: String)] {
+        try await PostgresTestServer.rawRows("SELECT query, tag FROM statements", schema: schema).map { row in
+            (try #require(row[0], "a logged query"), try #require(row[1], "a logged operation"))
+        }
+    }
+
     static func airports(_ count: Int, from first: Int, name: String = "Airport") -> [TestAirport] {
         (first..<(first + count)).map {
             TestAirport(icao: "K\($0)", name: "\(name) \($0)\t\\", country: $0 % 2 == 0 ? "US" : "CA")
@@ -41,29 +63,22 @@ struct PostgresCopyTests {
         "a batch of 500 rows or more reaches the server as COPY (an upsert through a staging table), a smaller one as one INSERT … UNNEST; row triggers fire for every row"
     )
     func largeBatchesAreCopied() async throws {
-        try await PostgresTestServer.withStore { store in
-            let airports = store.repository(TestAirport.self)
-            try await airports.insert(Self.airports(1, from: 0))
-            _ = try await airports.removeAll()
-            let schema = try #require(store.configuration.schema)
-            _ = try await PostgresTestServer.rawRows(Self.spy, schema: schema)
-
+        try await Self.withSpiedStore(Self.spy) { _, airports, schema in
             try await airports.insert(Self.airports(499, from: 1))
             try await airports.insert(Self.airports(500, from: 1_000))
             #expect(try await airports.upsert(Self.airports(600, from: 1_300, name: "Renamed")) == 600)
             #expect(try await airports.count() == 499 + 500 + 400)
 
-            let statements = try await PostgresTestServer.rawRows("SELECT query, tag FROM statements", schema: schema)
-            let queries = statements.map { ($0[0] ?? "", $0[1] ?? "") }
+            let queries = try await Self.loggedStatements(in: schema)
             #expect(queries.count == 4, "\(queries)")
-            #expect(queries.first?.0.hasPrefix("INSERT INTO \"airports\"") == true, "\(queries)")
-            #expect(queries.first?.0.contains("UNNEST") == true)
-            #expect(queries.dropFirst().first?.0.hasPrefix("COPY \"airports\"") == true, "\(queries)")
+            #expect(queries.first?.query.hasPrefix("INSERT INTO \"airports\"") == true, "\(queries)")
+            #expect(queries.first?.query.contains("UNNEST") == true)
+            #expect(queries.dropFirst().first?.query.hasPrefix("COPY \"airports\"") == true, "\(queries)")
             // The upsert: COPY into the staging table (no trigger there), then one INSERT … ON CONFLICT
             // from it, which fires the insert and the update statement triggers.
-            let upsert = queries.dropFirst(2).map(\.0)
+            let upsert = queries.dropFirst(2).map(\.query)
             #expect(upsert.allSatisfy { $0.contains("FROM pg_temp.\"depot stage ") }, "\(upsert)")
-            #expect(Set(queries.dropFirst(2).map(\.1)) == ["INSERT", "UPDATE"])
+            #expect(Set(queries.dropFirst(2).map(\.tag)) == ["INSERT", "UPDATE"])
             let events = try await PostgresTestServer.rawRows("SELECT count(*)::text FROM row_events", schema: schema)
             #expect(events.first?.first == "1599", "499 + 500 inserted, 200 updated, 400 inserted")
             #expect(try await airports.find("K1400")?.name == "Renamed 1400\t\\")
@@ -73,16 +88,10 @@ struct PostgresCopyTests {
 
     @Test("a batch past 100,000 rows is copied in slices of 100,000, every row written and counted")
     func slices() async throws {
-        try await PostgresTestServer.withStore { store in
-            let airports = store.repository(TestAirport.self)
-            try await airports.insert(Self.airports(1, from: 0))
-            _ = try await airports.removeAll()
-            let schema = try #require(store.configuration.schema)
-            _ = try await PostgresTestServer.rawRows(Self.statementSpy, schema: schema)
+        try await Self.withSpiedStore(Self.statementSpy) { _, airports, schema in
             try await airports.insert(Self.airports(100_500, from: 0))
             #expect(try await airports.upsert(Self.airports(100_200, from: 400, name: "Renamed")) == 100_200)
-            let statements = try await PostgresTestServer.rawRows("SELECT query FROM statements", schema: schema)
-            let queries = statements.map { $0[0] ?? "" }
+            let queries = try await Self.loggedStatements(in: schema).map(\.query)
             #expect(queries.filter { $0.hasPrefix("COPY \"airports\"") }.count == 2, "two slices inserted")
             #expect(queries.filter { $0.contains("FROM pg_temp.\"depot stage ") }.count == 4, "two slices upserted")
             #expect(try await airports.count() == 100_600)

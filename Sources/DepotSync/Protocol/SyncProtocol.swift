@@ -395,7 +395,7 @@ extension SyncProtocol {
         let micro = fraction < 0 ? fraction + 1_000_000 : fraction
         let (quotient, remainder) = seconds.quotientAndRemainder(dividingBy: 86_400)
         let (days, daySeconds) = remainder < 0 ? (quotient - 1, remainder + 86_400) : (quotient, remainder)
-        let (year, month, day) = civil(days)
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
         func pad(_ value: Int64, _ width: Int) -> String {
             let digits = String(value.magnitude)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -465,7 +465,8 @@ extension SyncProtocol {
         }
         guard index == bytes.count else { return nil }
         // Within ±200,000 years every step fits 64 bits.
-        let seconds = days(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds =
+            CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         let micros = (seconds - unixOffsetSeconds) * 1_000_000 + (nanos + 500) / 1000
         return Date(microseconds: micros)
     }
@@ -478,26 +479,4 @@ extension SyncProtocol {
         }
     }
 
-    /// Days since 1970-01-01 of a civil date (proleptic Gregorian).
-    private static func days(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The civil date of a day counted from 1970-01-01.
-    private static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
