@@ -180,4 +180,46 @@ struct PostgresCopyTests {
             #expect(try await airports.find("K1") == nil)
         }
     }
+
+    /// A row trigger that sleeps for an hour on a row named `Stall…`: the server stops reading the
+    /// COPY's data, so the client's socket fills and it waits to send more.
+    static let stall = """
+        CREATE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.name LIKE 'Stall%' THEN PERFORM pg_sleep(3600); END IF; RETURN NEW; END $$;
+        CREATE TRIGGER stall BEFORE INSERT ON airports FOR EACH ROW EXECUTE FUNCTION stall()
+        """
+
+    @Test(
+        "a session ended in the middle of a COPY, while the client waits to send more, fails the write with .connection instead of hanging; nothing is written and the store writes again"
+    )
+    func sessionEndedMidCopy() async throws {
+        try await Self.withSpiedStore(Self.stall) { _, airports, schema in
+            // About 60 MB of COPY text: far more than the socket buffers hold.
+            let long = String(repeating: "x", count: 1_000)
+            let rows = Self.airports(60_000, from: 0, name: "Stall \(long)")
+            let write = Task { try await airports.insert(rows) }
+            // Ordered by the server's own state: the COPY's session sleeping in the trigger.
+            func sleepingCopy() async throws -> String? {
+                try await PostgresTestServer.rawRows(
+                    "SELECT pid::text FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'COPY%'",
+                    schema: schema
+                ).first?.first ?? nil
+            }
+            var found = try await sleepingCopy()
+            while found == nil {
+                try await Task.sleep(for: .milliseconds(20))
+                found = try await sleepingCopy()
+            }
+            let pid = try #require(found)
+            // The client keeps sending until its socket is full, then waits for the server to read.
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await PostgresTestServer.rawRows("SELECT pg_terminate_backend(\(pid))", schema: schema)
+
+            let error = await #expect(throws: DepotError.self) { try await write.value }
+            #expect(error?.kind == .connection, "\(String(describing: error))")
+            #expect(try await airports.count() == 0, "nothing of the batch")
+            try await airports.insert(Self.airports(600, from: 0))
+            #expect(try await airports.count() == 600)
+        }
+    }
 }

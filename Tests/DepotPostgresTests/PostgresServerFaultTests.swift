@@ -36,6 +36,13 @@ enum ServerFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
+/// The step a fault test has reached, for the message when it hangs.
+final class Steps: Sendable {
+    private let current = Mutex("starting")
+    func begin(_ step: String) { current.withLock { $0 = step } }
+    var last: String { current.withLock { $0 } }
+}
+
 /// A gate a transaction waits at, so the fault lands while it is open on the server.
 struct Gate: Sendable {
     private let stream: AsyncStream<Void>
@@ -76,6 +83,16 @@ struct PostgresServerFaultTests {
         "a server stopped or killed mid-transaction, mid-migration and mid-observation: calls fail with .connection, nothing is half-written, the same stores and observers carry on once it is back",
         arguments: ServerFault.allCases)
     func fault(_ fault: ServerFault) async throws {
+        let steps = Steps()
+        do {
+            try await harness(fault, steps)
+        } catch let timedOut as HeavyHarness.TimedOut {
+            // A hang names where it hung.
+            Issue.record("\(timedOut); the last step begun: \(steps.last)")
+        }
+    }
+
+    func harness(_ fault: ServerFault, _ steps: Steps) async throws {
         try await HeavyHarness.run {
             try await ThrowawayCluster.with { cluster in
                 var configuration = try PostgresStore.Configuration(url: cluster.url)
@@ -83,7 +100,7 @@ struct PostgresServerFaultTests {
                 let store = PostgresStore(configuration: configuration)
                 let other = PostgresStore(configuration: configuration)  // another process, in effect
                 try await withCleanup { () async throws in
-                    try await run(fault, cluster, store, other)
+                    try await run(fault, cluster, store, other, steps)
                 } cleanup: {
                     await store.close()
                     await other.close()
@@ -92,10 +109,12 @@ struct PostgresServerFaultTests {
         }
     }
 
-    func run(_ fault: ServerFault, _ cluster: ThrowawayCluster, _ store: PostgresStore, _ other: PostgresStore)
-        async throws
-    {
+    func run(
+        _ fault: ServerFault, _ cluster: ThrowawayCluster, _ store: PostgresStore, _ other: PostgresStore,
+        _ steps: Steps
+    ) async throws {
         let rows = store.repository(FaultRow.self)
+        steps.begin("migrating and inserting before the fault")
         _ = try await PostgresReconnectTests.whileStalled { try await store.migrate(Self.migrations) }
         try await rows.insert((1...100).map { FaultRow(id: $0, note: "before") })
 
@@ -115,6 +134,7 @@ struct PostgresServerFaultTests {
             }
         }
         defer { observer.cancel() }
+        steps.begin("waiting for the observer's first result")
         #expect(await eventually { observed.withLock { $0.rows.count } == 100 })
 
         // A transaction and a migration, each waiting on the server with rows written.
@@ -147,8 +167,10 @@ struct PostgresServerFaultTests {
             }
         }
         let migration = Task { try await other.migrate(Self.interrupted(migrationInside, migrationGate)) }
+        steps.begin("waiting for the transaction and the migration to be open with rows written")
         await txInside.wait()
         await migrationInside.wait()
+        steps.begin("the fault")
 
         switch fault {
         case .halted: try await cluster.halt()
@@ -161,6 +183,7 @@ struct PostgresServerFaultTests {
         migrationGate.open()
         let clock = ContinuousClock()
         let failed = clock.now
+        steps.begin("waiting for the transaction and the migration to fail")
         let transactionError = await #expect(throws: DepotError.self) { try await transaction.value }
         #expect(transactionError?.kind == .connection, "\(String(describing: transactionError))")
         let migrationError = await #expect(throws: DepotError.self) { try await migration.value }
@@ -171,6 +194,7 @@ struct PostgresServerFaultTests {
 
         if fault != .sessionsCrashed {
             // While the server is down, reads and writes fail with .connection, promptly.
+            steps.begin("a read and a write while the server is down")
             let start = clock.now
             let read = await #expect(throws: DepotError.self) { _ = try await rows.count() }
             #expect(read?.kind == .connection, "\(String(describing: read))")
@@ -181,10 +205,12 @@ struct PostgresServerFaultTests {
                 "server \(fault): a read and a write against the stopped server failed in \(took) (connect timeout 2 s)"
             )
             #expect(took < .seconds(120), "it does not hang")
+            steps.begin("resuming the server")
             try await cluster.resume()
         }
 
         // Back: nothing of the torn transaction or migration, and the same stores work.
+        steps.begin("reading after the fault, then stopping the reader")
         let back = try await PostgresReconnectTests.whileStalled { try await rows.fetchAll() }
         reader.cancel()
         let reads = await reader.value
@@ -196,6 +222,7 @@ struct PostgresServerFaultTests {
         #expect(back == (1...100).map { FaultRow(id: $0, note: "before") }, "nothing half-written")
         #expect(try await store.appliedMigrations().map(\.name) == ["1 rows"])
         await #expect(throws: DepotError.self) { try await store.checkSchema(of: [FaultExtra.self]) }
+        steps.begin("migrating again and writing after the fault")
         let unblocked = Gate()
         unblocked.open()
         try await other.migrate(Self.interrupted(Gate(), unblocked))
@@ -206,6 +233,7 @@ struct PostgresServerFaultTests {
         let expected = try await rows.fetchAll()
         #expect(expected.count == 101)
         // The observer saw the fault through and ends on the final state, without a restart.
+        steps.begin("waiting for the observer's final result")
         #expect(
             await eventually { observed.withLock { $0.rows } == expected },
             "\(observed.withLock { $0.rows.count }) rows observed")

@@ -158,11 +158,20 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
                 }
             } catch let undoError {
                 // The failed call's writes may still be in the transaction: it must not commit.
-                let broken = DepotError(
-                    .transaction,
-                    "a failed call could not be undone inside its transaction (rolling back to its savepoint "
-                        + "failed), so the whole transaction is rolled back and nothing it wrote is kept",
-                    underlying: undoError)
+                let broken: DepotError
+                if let lost = undoError as? DepotError, lost.kind == .connection {
+                    // The server rolled the transaction back when the connection went: say so as
+                    // the connection failure it is (a caller retries those), not as a broken savepoint.
+                    broken = DepotError(
+                        .connection, lost.message + "; the transaction is lost and nothing it wrote is kept",
+                        underlying: error)
+                } else {
+                    broken = DepotError(
+                        .transaction,
+                        "a failed call could not be undone inside its transaction (rolling back to its savepoint "
+                            + "failed), so the whole transaction is rolled back and nothing it wrote is kept",
+                        underlying: undoError)
+                }
                 books.breakTransaction(broken)
                 throw broken
             }
