@@ -265,7 +265,8 @@ public final class PostgresEngine: SQLEngine {
                 maximumLag: configuration.maximumReplicaLag,
                 primaryPosition: {
                     try await Self.leased(
-                        client: primary, address: address, timeout: timeout, pool: nil, answerWithin: timeout
+                        client: primary, address: address, timeout: timeout, pool: nil, answerWithin: timeout,
+                        abandonable: true
                     ) { try await Self.position(on: $0) }
                 })
             self.routing = routing
@@ -389,7 +390,8 @@ public final class PostgresEngine: SQLEngine {
             let mustWait = needed > replayed
             do {
                 let served = try await Self.leased(
-                    client: replica.client, address: replica.address, timeout: configuration.replicaTimeout, pool: nil
+                    client: replica.client, address: replica.address, timeout: configuration.replicaTimeout, pool: nil,
+                    abandonable: true
                 ) { connection -> Served<T>? in
                     if mustWait, try await !Self.wait(on: connection, of: replica, toReplay: needed, until: deadline) {
                         return nil
@@ -460,7 +462,7 @@ public final class PostgresEngine: SQLEngine {
     ) async throws -> T {
         if let schemaProblem { throw schemaProblem }
         do {
-            return try await leased(body)
+            return try await leased(abandonable: retryingClosed, body)
         } catch let error as DepotError where retryingClosed && error.kind == .connection {
             // `leased` has already named the failure; the cause tells a stale connection apart.
             guard let cause = error.underlying as? PSQLError,
@@ -469,57 +471,114 @@ public final class PostgresEngine: SQLEngine {
             logging.logger.notice(
                 "PostgreSQL closed a pooled connection (a server restart?); reading again on a new one",
                 metadata: ["address": "\(configuration.address)", "error": "\(error.message)"])
-            return try await leased(body)
+            return try await leased(abandonable: true, body)
         }
     }
 
-    private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws
-        -> T
-    {
+    private func leased<T: Sendable>(
+        abandonable: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await Self.leased(
-            client: client, address: configuration.address, timeout: configuration.connectTimeout, pool: pool, body)
+            client: client, address: configuration.address, timeout: configuration.connectTimeout, pool: pool,
+            abandonable: abandonable, body)
     }
+
+    /// How often a call in flight looks at its connection (see ``leased(client:address:timeout:pool:answerWithin:abandonable:_:)``).
+    static let closeCheck = Duration.milliseconds(250)
 
     /// Runs `body` on a connection of `client`'s pool, failing with a `.connection` error naming
     /// `address` when none can be had within `timeout`.
     /// With `answerWithin`, the whole call — the wait for a connection and `body` — fails with a
     /// `.connection` error after that long (the replicas' checks: a replica that stops answering
     /// must not hold its check forever).
+    ///
+    /// `body` runs in a task of its own. When it is `abandonable` (it borrows nothing from its
+    /// caller's frame: reads), a call whose connection has closed under it fails with `.connection`,
+    /// two ``closeCheck``s later at most, even when PostgresNIO never answers it: PostgresNIO 1.33
+    /// drops a statement that reaches the channel after the channel closed (between Depot's look at
+    /// `isClosed` and the write), and whoever awaits it would wait forever. Such a call is left
+    /// behind, cancelled, holding what it captured. Otherwise (a transaction, whose body borrows
+    /// its caller's closure) this returns only once `body` has ended, as a task group would.
     static func leased<T: Sendable>(
         client: PostgresClient, address: String, timeout: Duration, pool: PoolMeters?,
-        answerWithin: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        answerWithin: Duration? = nil, abandonable: Bool,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let started = StartFlag()
         let asked = ContinuousClock.now
+        let outcome = Outcome<T>()
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
+            let work = Task {
+                do {
+                    let value = try await client.withConnection { connection in
+                        started.connection.withLock { $0 = connection }
                         started.value.store(true, ordering: .sequentiallyConsistent)
                         pool?.lent(after: ContinuousClock.now - asked)
                         defer { pool?.returned() }
                         return try await body(connection)
                     }
+                    outcome.resolve(.success(value))
+                } catch {
+                    outcome.resolve(.failure(error))
                 }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    if started.value.load(ordering: .sequentiallyConsistent) {
-                        guard let answerWithin else { return nil }
-                        try await Task.sleep(until: asked + answerWithin)
-                        throw DepotError(.connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
-                    }
-                    throw DepotError(
-                        .connection, "no connection to PostgreSQL at \(address) within \(timeout) (server down?)",
-                        underlying: NoConnectionInTime())
-                }
-                while let outcome = try await group.next() {
-                    if let value = outcome {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw CancellationError()
             }
+            let watch = Task {
+                var closedChecks = 0
+                while !Task.isCancelled {
+                    let isStarted = started.value.load(ordering: .sequentiallyConsistent)
+                    var next = ContinuousClock.now + closeCheck
+                    if !isStarted { next = min(next, asked + timeout) }
+                    if let answerWithin { next = min(next, asked + answerWithin) }
+                    do { try await Task.sleep(until: next) } catch { return }
+                    let now = ContinuousClock.now
+                    let verdict: DepotError?
+                    if !started.value.load(ordering: .sequentiallyConsistent) {
+                        verdict =
+                            now < asked + timeout
+                            ? nil
+                            : DepotError(
+                                .connection,
+                                "no connection to PostgreSQL at \(address) within \(timeout) (server down?)",
+                                underlying: NoConnectionInTime())
+                    } else if let answerWithin, now >= asked + answerWithin {
+                        verdict = DepotError(
+                            .connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
+                    } else if abandonable {
+                        closedChecks = started.connection.withLock { $0?.isClosed == true } ? closedChecks + 1 : 0
+                        verdict =
+                            closedChecks < 2
+                            ? nil
+                            : DepotError(
+                                .connection,
+                                "lost the connection to PostgreSQL at \(address): it closed, and the call in flight "
+                                    + "was not answered")
+                    } else if answerWithin != nil {
+                        verdict = nil
+                    } else {
+                        return  // lent, with nothing left to watch
+                    }
+                    if let verdict {
+                        outcome.resolve(.failure(verdict))
+                        work.cancel()
+                        return
+                    }
+                }
+            }
+            defer { watch.cancel() }
+            let result: Result<T, any Error>
+            do {
+                result = .success(
+                    try await withTaskCancellationHandler {
+                        try await outcome.value()
+                    } onCancel: {
+                        work.cancel()
+                    })
+            } catch {
+                result = .failure(error)
+            }
+            // `body` may borrow its caller's closure (`withoutActuallyEscaping`): it ends first.
+            if !abandonable { await work.value }
+            return try result.get()
         } catch {
             // A cancelled caller is told so, not that the server could not be reached.
             if Task.isCancelled, !(error is DepotError) { throw CancellationError() }
@@ -902,4 +961,37 @@ struct NoConnectionInTime: Error {}
 /// Set once a pooled connection is in hand (the connect timeout no longer applies).
 private final class StartFlag: Sendable {
     let value = Atomic(false)
+    /// The connection lent, once it is.
+    let connection = Mutex<PostgresConnection?>(nil)
+}
+
+/// The first of a call's own end and its watch's verdict (``PostgresEngine/leased``).
+final class Outcome<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+    private let state = Mutex(State())
+
+    /// Settles the outcome, unless it is settled.
+    func resolve(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Waits for the outcome.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let settled = state.withLock { state -> Result<T, any Error>? in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let settled { continuation.resume(with: settled) }
+        }
+    }
 }

@@ -6,6 +6,11 @@ enum PostgresErrors {
     /// Any error from an operation: Depot errors and cancellation pass through.
     static func map(_ error: any Error, address: String) -> any Error {
         if error is DepotError || error is CancellationError { return error }
+        if case .connectionClosed? = error as? PostgresError {
+            // PostgresNIO's older error, still thrown by its COPY once the channel is gone.
+            return DepotError(
+                .connection, "lost the connection to PostgreSQL at \(address) (it closed)", underlying: error)
+        }
         guard let failure = error as? PSQLError else { return error }
         if failure.code == .server, let state = failure.serverInfo?[.sqlState] {
             let message = failure.serverInfo?[.message] ?? "server error \(state)"

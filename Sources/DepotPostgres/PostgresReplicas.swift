@@ -248,7 +248,8 @@ final class ReplicaRouting: Sendable {
         let status: PostgresReplica.Status
         do {
             let answer = try await PostgresEngine.leased(
-                client: replica.checker, address: replica.address, timeout: timeout, pool: nil, answerWithin: timeout
+                client: replica.checker, address: replica.address, timeout: timeout, pool: nil, answerWithin: timeout,
+                abandonable: true
             ) { connection in
                 let rows = try await connection.query(
                     PostgresQuery(unsafeSQL: PostgresReplica.checkSQL), logger: PostgresOperations.logger)

@@ -158,17 +158,33 @@ struct PostgresServerFaultTests {
             return (counted, failed, wrong)
         }
         let (txInside, txGate, migrationInside, migrationGate) = (Gate(), Gate(), Gate(), Gate())
+        // One after the other, in a fixed order (either order passes). Either one failing before
+        // its gate opens its gate too, and fails the checks below instead of leaving this test
+        // waiting for good (a CI run hung in this test once; where is not known: the steps say now).
         let transaction = Task {
-            try await store.write { tx in
-                try await tx.repository(FaultRow.self).insert((101...200).map { FaultRow(id: $0, note: "torn") })
+            do {
+                try await store.write { tx in
+                    try await tx.repository(FaultRow.self).insert((101...200).map { FaultRow(id: $0, note: "torn") })
+                    txInside.open()
+                    await txGate.wait()
+                    try await tx.repository(FaultRow.self).insert((201...300).map { FaultRow(id: $0, note: "torn") })
+                }
+            } catch {
                 txInside.open()
-                await txGate.wait()
-                try await tx.repository(FaultRow.self).insert((201...300).map { FaultRow(id: $0, note: "torn") })
+                throw error
             }
         }
-        let migration = Task { try await other.migrate(Self.interrupted(migrationInside, migrationGate)) }
-        steps.begin("waiting for the transaction and the migration to be open with rows written")
+        steps.begin("waiting for the transaction to be open with rows written")
         await txInside.wait()
+        let migration = Task {
+            do {
+                try await other.migrate(Self.interrupted(migrationInside, migrationGate))
+            } catch {
+                migrationInside.open()
+                throw error
+            }
+        }
+        steps.begin("waiting for the migration to be open with rows written")
         await migrationInside.wait()
         steps.begin("the fault")
 
