@@ -504,15 +504,15 @@ public final class PostgresEngine: SQLEngine {
         answerWithin: Duration? = nil, abandonable: Bool,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let started = StartFlag()
+        let lease = Lease()
         let asked = ContinuousClock.now
         let outcome = Outcome<T>()
         do {
             let work = Task {
                 do {
                     let value = try await client.withConnection { connection in
-                        started.connection.withLock { $0 = connection }
-                        started.value.store(true, ordering: .sequentiallyConsistent)
+                        lease.connection.withLock { $0 = connection }
+                        lease.isLent.store(true, ordering: .sequentiallyConsistent)
                         pool?.lent(after: ContinuousClock.now - asked)
                         defer { pool?.returned() }
                         return try await body(connection)
@@ -525,14 +525,14 @@ public final class PostgresEngine: SQLEngine {
             let watch = Task {
                 var closedChecks = 0
                 while !Task.isCancelled {
-                    let isStarted = started.value.load(ordering: .sequentiallyConsistent)
+                    let isStarted = lease.isLent.load(ordering: .sequentiallyConsistent)
                     var next = ContinuousClock.now + closeCheck
                     if !isStarted { next = min(next, asked + timeout) }
                     if let answerWithin { next = min(next, asked + answerWithin) }
                     do { try await Task.sleep(until: next) } catch { return }
                     let now = ContinuousClock.now
                     let verdict: DepotError?
-                    if !started.value.load(ordering: .sequentiallyConsistent) {
+                    if !lease.isLent.load(ordering: .sequentiallyConsistent) {
                         verdict =
                             now < asked + timeout
                             ? nil
@@ -544,7 +544,7 @@ public final class PostgresEngine: SQLEngine {
                         verdict = DepotError(
                             .connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
                     } else if abandonable {
-                        closedChecks = started.connection.withLock { $0?.isClosed == true } ? closedChecks + 1 : 0
+                        closedChecks = lease.connection.withLock { $0?.isClosed == true } ? closedChecks + 1 : 0
                         verdict =
                             closedChecks < 2
                             ? nil
@@ -584,7 +584,7 @@ public final class PostgresEngine: SQLEngine {
             if Task.isCancelled, !(error is DepotError) { throw CancellationError() }
             // Before a connection is in hand every failure is about reaching the server; after,
             // the body's own errors pass through and PostgreSQL's are named.
-            if !started.value.load(ordering: .sequentiallyConsistent), !(error is DepotError),
+            if !lease.isLent.load(ordering: .sequentiallyConsistent), !(error is DepotError),
                 !(error is CancellationError), !(error is PSQLError)
             {
                 throw DepotError(
@@ -958,10 +958,11 @@ final class PoolMeters: Sendable {
 /// timeout (the server is down, or every connection is busy).
 struct NoConnectionInTime: Error {}
 
-/// Set once a pooled connection is in hand (the connect timeout no longer applies).
-private final class StartFlag: Sendable {
-    let value = Atomic(false)
-    /// The connection lent, once it is.
+/// A call's connection, as its watch sees it (``PostgresEngine/leased``).
+private final class Lease: Sendable {
+    /// Set once a pooled connection is in hand (the connect timeout no longer applies).
+    let isLent = Atomic(false)
+    /// The connection lent, once it is: the watch looks whether it closed.
     let connection = Mutex<PostgresConnection?>(nil)
 }
 
