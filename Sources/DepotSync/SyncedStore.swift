@@ -324,3 +324,8 @@ package enum RowReads {
         return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
     }
 }
+
+extension SyncedStore: CommitProgressReporting {
+    /// The base store's: its commits are this store's.
+    package var commitProgress: CommitProgress? { (base as? any CommitProgressReporting)?.commitProgress }
+}

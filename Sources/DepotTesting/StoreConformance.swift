@@ -64,7 +64,7 @@ public enum StoreConformance {
     public static var cases: [ConformanceCase] {
         let queries = queryCases + aggregateCases + updateCases + sqlCases + geoCases + sortingCases + searchCases
         return valueCases + writeCases + bulkWriteCases + queries + transactionCases + mapperCases + partialCases
-            + observationCases
+            + observationCases + keyedObservationCases
             + relationCases + badInputCases + schemaIndexCases + typeMatrixCases
     }
 }

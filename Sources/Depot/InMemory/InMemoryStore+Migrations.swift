@@ -50,7 +50,7 @@ extension InMemoryStore: MigratableStore {
     public func eraseDatabase() async throws {
         try await withMigrationSession { writer in
             try writer.withActive { state in
-                state.touched.formUnion(state.database.tables.keys)
+                for name in state.database.tables.keys { state.touched.wrote(name) }
                 state.database = InMemoryDatabase()
             }
         }
@@ -92,7 +92,7 @@ extension InMemoryWriter: MigrationSession {
                     let before = state.database.tables[name]
                     let after = database.tables[name]
                     if before?.description != after?.description || before?.rows.count != after?.rows.count {
-                        state.touched.insert(name)
+                        state.touched.wrote(name)
                     }
                 }
                 state.database = database

@@ -67,9 +67,11 @@ public final class InMemoryStore: Store, MigrationTransactions {
             writer.end()
             throw error
         }
-        let (database, touched) = writer.end()
+        let (database, written) = writer.end()
+        let ticket = broadcaster.commitStarting()
         committed.withLock { $0 = database }
-        broadcaster.publish(StoreCommit(tables: touched))
+        broadcaster.publish(written.commit())
+        withExtendedLifetime(ticket) {}
         return result
     }
 
@@ -249,7 +251,7 @@ struct InMemoryDatabase: Sendable {
 package final class InMemoryWriter: StoreWriter {
     struct State {
         var database: InMemoryDatabase
-        var touched: Set<String> = []
+        var touched = WrittenRows()
         var isActive = true
     }
     private let state: Mutex<State>
@@ -260,7 +262,7 @@ package final class InMemoryWriter: StoreWriter {
 
     /// Ends the transaction; later calls through this writer fail.
     @discardableResult
-    func end() -> (InMemoryDatabase, Set<String>) {
+    func end() -> (InMemoryDatabase, WrittenRows) {
         state.withLock { state in
             state.isActive = false
             return (state.database, state.touched)
@@ -295,7 +297,9 @@ package final class InMemoryWriter: StoreWriter {
             var database = state.database
             let written = try database.write(rows, into: table, mode: mode)
             state.database = database
-            if written > 0 { state.touched.insert(table.name) }
+            if written > 0 {
+                state.touched.wrote(rows, into: table, keyPositions: try table.keyPositions(inWrite: rows))
+            }
             return written
         }
     }
@@ -303,7 +307,7 @@ package final class InMemoryWriter: StoreWriter {
     package func delete(from table: TableDescription, where predicate: PredicateNode?) async throws -> Int {
         try withActive { state in
             let removed = try state.database.delete(from: table, where: predicate)
-            if removed > 0 { state.touched.insert(table.name) }
+            if removed > 0 { state.touched.wrote(table, where: predicate) }
             return removed
         }
     }
@@ -320,4 +324,8 @@ package final class InMemoryWriter: StoreWriter {
             throw error
         }
     }
+}
+
+extension InMemoryStore: CommitProgressReporting {
+    package var commitProgress: CommitProgress? { broadcaster.current }
 }

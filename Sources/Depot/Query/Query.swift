@@ -141,11 +141,7 @@ extension Repository {
             let inside = Repository(context: .transaction(writer))
             let keys = try await inside.fetch(query).map { schema.key(of: $0) }
             guard !keys.isEmpty else { return 0 }
-            let names = schema.table.primaryKey
-            let node: PredicateNode =
-                names.count == 1
-                ? .isIn(column: names[0], keys.map { $0[0] })
-                : .or(keys.map { key in .and(zip(names, key).map { .compare(column: $0, .equal, $1) }) })
+            let node = PredicateNode.matching(keys: keys, primaryKey: schema.table.primaryKey)
             return try await inside.delete(where: node, writer)
         }
     }

@@ -262,6 +262,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
             }
             verifiedTables.withLock { $0.formUnion(outcome.written.created) }
             broadcaster.publish(outcome.written.commit)
+            withExtendedLifetime(outcome.ticket) {}
             return outcome.value
         }
     }
@@ -284,6 +285,9 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
             // but what it wrote must not commit.
             if let broken = writer.books.broken { throw broken }
             let written = writer.end()
+            // Under way from before readers can see it until announced (or failed): observers
+            // that re-read only the announced rows check that no commit was under way meanwhile.
+            let ticket = broadcaster.commitStarting()
             let committed = try await Self.uncancelled { try await connection.commit(renderer.commit) }
             guard committed else {
                 throw DepotError(
@@ -298,10 +302,10 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
                     "transaction committed",
                     metadata: [
                         "duration_ms": "\(SQLLogging.milliseconds(elapsed))",
-                        "tables": .array(written.touched.sorted().map { .string($0) }),
+                        "tables": .array(written.touched.tables.sorted().map { .string($0) }),
                     ])
             }
-            return TransactionOutcome(value: result, written: written)
+            return TransactionOutcome(value: result, written: written, ticket: ticket)
         } catch {
             if instrumented {
                 let elapsed = ContinuousClock.now - started
@@ -405,6 +409,12 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
 struct TransactionOutcome<T: Sendable>: Sendable {
     var value: T
     var written: WriterBookkeeping.Written
+    /// Held until the commit is announced.
+    var ticket: CommitTicket
+}
+
+extension SQLStore: CommitProgressReporting {
+    package var commitProgress: CommitProgress? { broadcaster.current }
 }
 
 extension SQLStore: ObservationReporting {

@@ -97,7 +97,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
             try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
         }
         let written = rows.count > 1 ? try await withSavepoint(write) : try await write()
-        if written > 0 { books.touched(table.name) }
+        if written > 0 { books.touched(table, rows: rows, keyPositions: keyPositions) }
         return written
     }
 
@@ -119,7 +119,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
                 .overflow, "an update of \(query.table.name) makes column \(column ?? "?") overflow",
                 table: query.table.name, column: column, underlying: error)
         }
-        if changed > 0 { books.touched(query.table.name) }
+        if changed > 0 { books.touched(resolved) }
         return changed
     }
 
@@ -130,7 +130,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
         try await SearchIndexCheck.require(resolved, table: table) { try await ready($0, create: false) }
         let removed = try await connection.execute(renderer.delete(from: table, where: resolved), as: .delete)
-        if removed > 0 { books.touched(table.name) }
+        if removed > 0 { books.touched(table, where: resolved) }
         return removed
     }
 

@@ -7,22 +7,22 @@ import Synchronization
 final class WriterBookkeeping: Sendable {
     /// The tables written and created up to a savepoint, restored when it rolls back.
     struct Mark: Sendable {
-        let touched: Set<String>
+        let touched: WrittenRows
         let touchedAnything: Bool
         let created: Set<TableDescription>
     }
 
     /// What a transaction wrote, as its commit announces it.
     struct Written: Sendable {
-        /// The tables Depot's own calls wrote.
-        var touched: Set<String>
+        /// The tables (and rows) Depot's own calls wrote.
+        var touched: WrittenRows
         /// Whether a hand-written statement ran: it may have written any table.
         var touchedAnything: Bool
         var created: Set<TableDescription>
 
         /// The commit's announcement.
         var commit: StoreCommit {
-            touchedAnything ? StoreCommit.anythingMayHaveChanged.adding(touched) : StoreCommit(tables: touched)
+            touched.commit(anything: touchedAnything)
         }
     }
 
@@ -30,7 +30,7 @@ final class WriterBookkeeping: Sendable {
         var isActive = true
         /// Why the transaction can no longer commit (a failed call that could not be undone).
         var broken: DepotError?
-        var touched: Set<String> = []
+        var touched = WrittenRows()
         var touchedAnything = false
         var created: Set<TableDescription> = []
         var savepoints = 0
@@ -69,8 +69,19 @@ final class WriterBookkeeping: Sendable {
     /// Why the transaction must not commit, if it must not.
     var broken: DepotError? { state.withLock { $0.broken } }
 
-    func touched(_ table: String) {
-        state.withLock { _ = $0.touched.insert(table) }
+    /// `rows` were written into `table`.
+    func touched(_ table: TableDescription, rows: RowBatch, keyPositions: [Int]) {
+        state.withLock { $0.touched.wrote(rows, into: table, keyPositions: keyPositions) }
+    }
+
+    /// The rows `update` matched were updated.
+    func touched(_ update: UpdateQuery) {
+        state.withLock { $0.touched.wrote(update) }
+    }
+
+    /// Rows of `table` matching `predicate` were deleted.
+    func touched(_ table: TableDescription, where predicate: PredicateNode?) {
+        state.withLock { $0.touched.wrote(table, where: predicate) }
     }
 
     /// A hand-written statement ran: it may have written any table, so the commit tells every

@@ -21,6 +21,34 @@ final class ObservationHub: Sendable {
         /// for a store that reports observation metrics.
         var committedAt: [String: ContinuousClock.Instant] = [:]
         var epochAt: ContinuousClock.Instant?
+        /// The rows each observer that re-reads by key must read again.
+        var keyed: [ObjectIdentifier: ChangedRows] = [:]
+        /// The number of the last commit received (``StoreCommit/sequence``).
+        var received = 0
+    }
+
+    /// The rows of one table an observer must read again: those keyed, or (`anyRow`) all of them.
+    struct ChangedRows: Sendable {
+        let table: String
+        var keys: Set<[StoredValue]> = []
+        var anyRow = false
+        /// The number of the last commit whose rows are counted in.
+        var asOf = 0
+
+        mutating func add(_ commit: StoreCommit, missedSome: Bool) {
+            guard !anyRow else { return }
+            if missedSome || commit.mayHaveChangedAnything {
+                anyRow = true
+            } else if commit.tables.contains(table) {
+                guard let changed = commit.changedKeys[table] else {
+                    anyRow = true
+                    return
+                }
+                keys.formUnion(changed)
+                if keys.count > StoreCommit.keyLimit { anyRow = true }
+            }
+            if anyRow { keys = [] }
+        }
     }
 
     let store: any Store
@@ -31,6 +59,16 @@ final class ObservationHub: Sendable {
     /// for their queries, and the writer keeps the other (observers never starve the writer).
     private let requeries = AsyncLock()
     private let listener: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// How many results were patched with rows read by key (not read whole).
+    private let keyedReads = Atomic<Int>(0)
+
+    func countKeyedRead() { keyedReads.add(1, ordering: .relaxed) }
+
+    /// How many observers' results on `store` were patched with rows read by key (see
+    /// ``keyedObservationReads(on:)``).
+    static func keyedReads(on store: any Store) -> Int {
+        registry.withLock { $0[ObjectIdentifier(store)]?.hub?.keyedReads.load(ordering: .relaxed) ?? 0 }
+    }
 
     private static let registry = Mutex<[ObjectIdentifier: WeakHub]>([:])
     private struct WeakHub { weak var hub: ObservationHub? }
@@ -51,6 +89,9 @@ final class ObservationHub: Sendable {
         self.store = store
         reporting = (store as? any ObservationReporting).flatMap { $0.isReportingObservations ? $0 : nil }
         let commits = store.commits()
+        // Commits numbered up to here were made before any observer of this hub read.
+        let published = (store as? any CommitProgressReporting)?.commitProgress?.published ?? 0
+        state.withLock { $0.received = published }
         let task = Task { [weak self] in
             for await commit in commits {
                 guard let self else { return }
@@ -68,13 +109,23 @@ final class ObservationHub: Sendable {
     private func received(_ commit: StoreCommit) {
         let now = reporting == nil ? nil : ContinuousClock.now
         let woken = state.withLock { state -> [CommitSignal] in
+            // A commit missed (a subscriber keeps the newest 256) or not numbered: rows read by
+            // key may be stale anywhere.
+            let missedSome = commit.sequence.map { $0 > state.received + 1 } ?? true
+            if let sequence = commit.sequence { state.received = max(state.received, sequence) }
+            for id in state.keyed.keys {
+                state.keyed[id]?.add(commit, missedSome: missedSome)
+                state.keyed[id]?.asOf = state.received
+            }
             for table in commit.tables { state.generations[table, default: 0] += 1 }
             if commit.mayHaveChangedAnything { state.epoch += 1 }
             if let now {
                 for table in commit.tables { state.committedAt[table] = now }
                 if commit.mayHaveChangedAnything { state.epochAt = now }
             }
-            return state.signals.values.filter { commit.mayHaveChanged(anyOf: $0.tables) }.map(\.signal)
+            return state.signals.filter { id, entry in
+                commit.mayHaveChanged(anyOf: entry.tables) || (missedSome && state.keyed[id] != nil)
+            }.map(\.value.signal)
         }
         for signal in woken { signal.bump() }
     }
@@ -92,6 +143,33 @@ final class ObservationHub: Sendable {
         }
     }
 
+    /// Registers an observer of `query` that reads again only the rows commits name by key
+    /// (``changedRows(of:)``), when they name them.
+    func registerKeyed(_ signal: CommitSignal, for query: SelectQuery) {
+        state.withLock { state in
+            state.keyed[ObjectIdentifier(signal)] = ChangedRows(table: query.table.name, asOf: state.received)
+        }
+        register(signal, for: query)
+    }
+
+    /// The rows that commits since the last call changed for the observer of `signal` (registered
+    /// with ``registerKeyed(_:for:)``), and forgets them.
+    func changedRows(of signal: CommitSignal) -> ChangedRows? {
+        state.withLock { state in
+            let id = ObjectIdentifier(signal)
+            guard let changed = state.keyed[id] else { return nil }
+            state.keyed[id] = ChangedRows(table: changed.table, asOf: state.received)
+            return changed
+        }
+    }
+
+    /// Whether a read that began after the commit numbered `sequence` was announced saw no other
+    /// commit: none announced since, none under way. (The store must number its commits.)
+    func noCommitSince(_ sequence: Int) -> Bool {
+        guard let progress = (store as? any CommitProgressReporting)?.commitProgress else { return false }
+        return progress.inFlight == 0 && progress.published == sequence
+    }
+
     /// Registers an observer of `tables` that re-reads on its own (an observation with includes).
     func register(_ signal: CommitSignal, tables: Set<String>) {
         state.withLock { $0.signals[ObjectIdentifier(signal)] = (tables, signal) }
@@ -106,6 +184,7 @@ final class ObservationHub: Sendable {
     func unregister(_ signal: CommitSignal, for query: SelectQuery) {
         state.withLock { state in
             state.signals[ObjectIdentifier(signal)] = nil
+            state.keyed[ObjectIdentifier(signal)] = nil
             let remaining = (state.observers[query] ?? 1) - 1
             if remaining <= 0 {
                 state.observers[query] = nil
@@ -152,6 +231,10 @@ final class ObservationHub: Sendable {
         return try await task.value
     }
 }
+
+/// How many observers' results on `store` were patched with rows read by key instead of read
+/// whole, while the store has observers (tests check that the cheaper path ran).
+package func keyedObservationReads(on store: any Store) -> Int { ObservationHub.keyedReads(on: store) }
 
 /// Counts commits to the observed table and wakes the consumer waiting for one.
 package final class CommitSignal: Sendable {

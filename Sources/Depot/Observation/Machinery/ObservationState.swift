@@ -7,19 +7,29 @@ final class ObservationState<Root: Entity>: Sendable {
         var rows: [Row]
         var result: [Root]
         var at: ContinuousClock.Instant?
+        /// The delivered rows by key, for reading changed rows alone (built on first use).
+        var byKey: [[StoredValue]: Row]?
     }
     let hub: ObservationHub
     let query: SelectQuery
     let timing: ObservationTiming
     let signal = CommitSignal()
+    /// How the query's rows sort, when a row's place can be found without the store (then
+    /// commits that name their rows by key are read by key).
+    private let order: (@Sendable (Row, Row) -> Bool)?
     private let delivered = Mutex<Delivered?>(nil)
 
     init(store: any Store, query: SelectQuery, timing: ObservationTiming) {
         self.query = query
         self.timing = timing
+        order = KeyedRead.order(of: query, on: store)
         // Registered before the first fetch, so no commit falls between the two.
         hub = ObservationHub.hub(for: store)
-        hub.register(signal, for: query)
+        if order != nil {
+            hub.registerKeyed(signal, for: query)
+        } else {
+            hub.register(signal, for: query)
+        }
     }
 
     deinit { hub.unregister(signal, for: query) }
@@ -27,7 +37,12 @@ final class ObservationState<Root: Entity>: Sendable {
     func next() async throws -> ResultChange<Root>? {
         if Task.isCancelled { return nil }
         let schema = Root.schema
-        guard var last = delivered.withLock({ $0 }) else {
+        // Taken out while this call works on it, so its arrays change in place (not copied).
+        let kept = delivered.withLock { kept in
+            defer { kept = nil }
+            return kept
+        }
+        guard var last = kept else {
             signal.consume()
             let rows = try await hub.rows(for: query)
             let result = try rows.map { try schema.decode($0) }
@@ -61,13 +76,25 @@ final class ObservationState<Root: Entity>: Sendable {
                 }
             }
             signal.consume()
+            if let order, let changed = hub.changedRows(of: signal), !changed.anyRow {
+                guard !changed.keys.isEmpty else {  // this commit's rows were read already
+                    delivered.withLock { $0 = last }
+                    continue
+                }
+                if let change = try await readByKey(changed, order: order, last: &last) {
+                    delivered.withLock { $0 = last }
+                    if change.isEmpty { continue }
+                    return change
+                }
+            }
             let rows = try await hub.rows(for: query)
+            last.byKey = nil
             // Diffed on stored values: an unchanged result is never decoded, and rows kept
             // unchanged reuse the values delivered before; only new and updated rows are decoded.
             let diff = ResultDiff.rows(from: last.rows, to: rows, keyIndices: query.table.primaryKeyIndices)
             last.rows = rows
             if diff.isEmpty {
-                delivered.withLock { $0?.rows = rows }
+                delivered.withLock { $0 = last }
                 continue
             }
             var result: [Root] = []
@@ -90,5 +117,43 @@ final class ObservationState<Root: Entity>: Sendable {
             return diff.change(result: result)
         }
         return nil
+    }
+
+    /// Reads the rows of `changed` alone and patches `last` with them; `nil` (with `last` as it
+    /// was) when the result must be read whole: a commit came or was under way during the read
+    /// (the rows read and the rest might not be of one moment), or the rows were not where
+    /// ``order`` puts them.
+    private func readByKey(
+        _ changed: ObservationHub.ChangedRows, order: @escaping @Sendable (Row, Row) -> Bool, last: inout Delivered
+    ) async throws -> ResultChange<Root>? {
+        let store = hub.store
+        let keyed = KeyedRead.query(query, keys: changed.keys)
+        let started = ContinuousClock.now
+        let fresh = try await FreshReads.run { try await store.fetch(keyed) { $0 } }
+        guard hub.noCommitSince(changed.asOf) else { return nil }
+        let byKey = last.byKey ?? KeyedRead.index(last.rows, keyIndices: query.table.primaryKeyIndices)
+        var patched = KeyedRead.Patch(rows: last.rows, result: last.result, byKey: byKey)
+        // The delivered values go: the patch then changes its arrays in place.
+        last.rows = []
+        last.result = []
+        last.byKey = nil
+        let schema = Root.schema
+        guard
+            let change = try patched.apply(
+                fresh, changed: changed.keys, keyIndices: query.table.primaryKeyIndices, order: order,
+                decode: { try schema.decode($0) })
+        else {
+            (last.rows, last.result) = (patched.rows, patched.result)
+            return nil
+        }
+        last.rows = patched.rows
+        last.result = patched.result
+        last.byKey = patched.byKey
+        hub.countKeyedRead()
+        if !change.isEmpty { last.at = ContinuousClock.now }
+        if let reporting = store as? any ObservationReporting, reporting.isReportingObservations {
+            reporting.observationRequeried(duration: ContinuousClock.now - started, sinceCommit: nil)
+        }
+        return change
     }
 }

@@ -1,0 +1,1 @@
+../../Sources/DepotTesting/Conformance+KeyedObservation.swift
