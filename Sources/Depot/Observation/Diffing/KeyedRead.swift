@@ -76,6 +76,24 @@ enum KeyedRead {
                 leaving.append((index, gone))
             }
             leaving.sort { $0.index < $1.index }
+            // The usual change: one row, written in place, still between its neighbours. Replaced
+            // where it stands (no shifting of the arrays).
+            if leaving.count == 1, fresh.count == 1, leaving[0].key == freshKeys[0] {
+                let index = leaving[0].index
+                let row = fresh[0]
+                if (index == 0 || order(rows[index - 1], row))
+                    && (index == rows.count - 1 || order(row, rows[index + 1]))
+                {
+                    guard rows[index] != row else {
+                        return ResultChange(result: result, inserted: [], removed: [], updated: [], moved: [])
+                    }
+                    let element = try decode(row)
+                    rows[index] = row
+                    result[index] = element
+                    byKey[freshKeys[0]] = row
+                    return ResultChange(result: result, inserted: [], removed: [], updated: [index], moved: [])
+                }
+            }
             var left: [Row: (index: Int, row: Row, element: Element, before: Int)] = [:]
             for (position, leaver) in leaving.enumerated() {
                 // `before`: delivered rows that stay, ahead of this one.

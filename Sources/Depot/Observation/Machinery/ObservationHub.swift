@@ -170,6 +170,14 @@ final class ObservationHub: Sendable {
         return progress.inFlight == 0 && progress.published == sequence
     }
 
+    /// Runs an observer's read of changed rows, taking its turn with the store's re-queries (so
+    /// observers keep to one core, as for whole reads).
+    func readByKey<T: Sendable>(_ read: () async throws -> T) async throws -> T {
+        try await requeries.lock()
+        defer { requeries.unlock() }
+        return try await read()
+    }
+
     /// Registers an observer of `tables` that re-reads on its own (an observation with includes).
     func register(_ signal: CommitSignal, tables: Set<String>) {
         state.withLock { $0.signals[ObjectIdentifier(signal)] = (tables, signal) }

@@ -38,11 +38,7 @@ final class ObservationState<Root: Entity>: Sendable {
         if Task.isCancelled { return nil }
         let schema = Root.schema
         // Taken out while this call works on it, so its arrays change in place (not copied).
-        let kept = delivered.withLock { kept in
-            defer { kept = nil }
-            return kept
-        }
-        guard var last = kept else {
+        guard var last = delivered.withLock({ $0.take() }) else {
             signal.consume()
             let rows = try await hub.rows(for: query)
             let result = try rows.map { try schema.decode($0) }
@@ -128,8 +124,10 @@ final class ObservationState<Root: Entity>: Sendable {
     ) async throws -> ResultChange<Root>? {
         let store = hub.store
         let keyed = KeyedRead.query(query, keys: changed.keys)
+        // A commit under way or announced since: the rows read could not be trusted.
+        guard hub.noCommitSince(changed.asOf) else { return nil }
         let started = ContinuousClock.now
-        let fresh = try await FreshReads.run { try await store.fetch(keyed) { $0 } }
+        let fresh = try await hub.readByKey { try await FreshReads.run { try await store.fetch(keyed) { $0 } } }
         guard hub.noCommitSince(changed.asOf) else { return nil }
         let byKey = last.byKey ?? KeyedRead.index(last.rows, keyIndices: query.table.primaryKeyIndices)
         var patched = KeyedRead.Patch(rows: last.rows, result: last.result, byKey: byKey)
