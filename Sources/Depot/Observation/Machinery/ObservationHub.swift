@@ -170,6 +170,19 @@ final class ObservationHub: Sendable {
         return progress.inFlight == 0 && progress.published == sequence
     }
 
+    /// When the newest commit announced for `table` (or for any table) was received; `nil`
+    /// when the store does not report observations.
+    func lastCommit(to table: String) -> ContinuousClock.Instant? {
+        guard reporting != nil else { return nil }
+        return state.withLock { state in [state.committedAt[table], state.epochAt].compactMap { $0 }.max() }
+    }
+
+    /// Reports a read of changed rows, as a re-query: it took `duration`, and ended `sinceCommit`
+    /// after the commit that woke it was announced.
+    func reportKeyedRead(duration: Duration, sinceCommit: Duration?) {
+        reporting?.observationRequeried(duration: duration, sinceCommit: sinceCommit)
+    }
+
     /// Runs an observer's read of changed rows, taking its turn with the store's re-queries (so
     /// observers keep to one core, as for whole reads).
     func readByKey<T: Sendable>(_ read: () async throws -> T) async throws -> T {

@@ -127,6 +127,7 @@ final class ObservationState<Root: Entity>: Sendable {
         // A commit under way or announced since: the rows read could not be trusted.
         guard hub.noCommitSince(changed.asOf) else { return nil }
         let started = ContinuousClock.now
+        let since = hub.lastCommit(to: query.table.name)
         let fresh = try await hub.readByKey { try await FreshReads.run { try await store.fetch(keyed) { $0 } } }
         guard hub.noCommitSince(changed.asOf) else { return nil }
         let byKey = last.byKey ?? KeyedRead.index(last.rows, keyIndices: query.table.primaryKeyIndices)
@@ -149,9 +150,8 @@ final class ObservationState<Root: Entity>: Sendable {
         last.byKey = patched.byKey
         hub.countKeyedRead()
         if !change.isEmpty { last.at = ContinuousClock.now }
-        if let reporting = store as? any ObservationReporting, reporting.isReportingObservations {
-            reporting.observationRequeried(duration: ContinuousClock.now - started, sinceCommit: nil)
-        }
+        let ended = ContinuousClock.now
+        hub.reportKeyedRead(duration: ended - started, sinceCommit: since.map { ended - $0 })
         return change
     }
 }
