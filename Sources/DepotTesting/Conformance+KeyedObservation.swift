@@ -12,6 +12,7 @@ extension StoreConformance {
             let airports = try await store.seededAirports()
             let names = ["Alta", "alta", "Åre", "Bodø", "Zürich", "Ørland", "Vik", "vik", "Ås", "Oslo"]
             let countries = ["NO", "SE", "DK"]
+            let elevations: [Double] = [0, 100, 300, 301, 500]
             // Ties on elevation and on folded names: the key decides, as in every store.
             let queries: [(name: String, filter: Filter<TestAirport>?, order: [Ordering<TestAirport>])] = [
                 ("NO or high, by elevation", \.country == "NO" || \.elevation > 300, [.ascending(\.elevation)]),
@@ -25,15 +26,18 @@ extension StoreConformance {
                     airports.changes(where: $0.filter, orderBy: $0.order).makeAsyncIterator()
                 }
                 var delivered: [[TestAirport]] = []
-                for index in observers.indices { delivered.append(try await observers[index].next()?.result ?? []) }
+                for index in observers.indices {
+                    let first = try await observers[index].next()
+                    delivered.append(try #require(first, "\(queries[index].name): no first result").result)
+                }
                 func code() -> String { "K\(Int.random(in: 0..<24, using: &random))" }
                 func airport() -> TestAirport {
                     TestAirport(
                         icao: code(),
                         iata: Bool.random(using: &random) ? nil : "X\(Int.random(in: 0..<9, using: &random))",
-                        name: names.randomElement(using: &random) ?? "", city: nil,
-                        country: countries.randomElement(using: &random) ?? "NO",
-                        elevation: Double([0, 100, 300, 301, 500].randomElement(using: &random) ?? 0))
+                        name: names[Int.random(in: names.indices, using: &random)], city: nil,
+                        country: countries[Int.random(in: countries.indices, using: &random)],
+                        elevation: elevations[Int.random(in: elevations.indices, using: &random)])
                 }
                 for step in 0..<40 {
                     let operation: String
@@ -50,9 +54,11 @@ extension StoreConformance {
                     case 3:
                         operation = "patch the elevation"
                         // A key not stored fails (the patch lacks required columns), writing nothing.
-                        _ = try? await airports.apply([
-                            Patch(key: code()).set(\.elevation, Double(Int.random(in: 0..<6, using: &random) * 100))
-                        ])
+                        let patch = Patch<TestAirport>(key: code())
+                            .set(\.elevation, Double(Int.random(in: 0..<6, using: &random) * 100))
+                        do {
+                            try await airports.apply([patch])
+                        } catch let error as DepotError where error.kind == .missingColumns {}
                     case 4:
                         operation = "update where key in two"
                         let keys = [code(), code()]
@@ -71,19 +77,22 @@ extension StoreConformance {
                     default:
                         operation = "rolled back"
                         let written = airport()
-                        _ = try? await store.write { tx in
-                            try await tx.repository(TestAirport.self).upsert(written)
-                            throw Abort()
+                        await #expect(throws: Abort.self) {
+                            try await store.write { tx in
+                                try await tx.repository(TestAirport.self).upsert(written)
+                                throw Abort()
+                            }
                         }
                     }
                     for (index, query) in queries.enumerated() {
                         let whole = try await airports.fetch(where: query.filter, orderBy: query.order)
                         guard whole != delivered[index] else { continue }
-                        let change = try await observers[index].next()
                         let context = "seed \(seed), step \(step) (\(operation)), \(query.name)"
-                        #expect(change?.result == whole, "\(context)")
-                        #expect(change?.applied(to: delivered[index]) == whole, "\(context): the diff")
-                        delivered[index] = change?.result ?? []
+                        let next = try await observers[index].next()
+                        let change = try #require(next, "\(context): the observation ended")
+                        #expect(change.result == whole, "\(context)")
+                        #expect(change.applied(to: delivered[index]) == whole, "\(context): the diff")
+                        delivered[index] = change.result
                     }
                 }
                 // Most re-reads were by key (the remove-where and the first read after a whole

@@ -32,7 +32,7 @@ final class ObservationHub: Sendable {
         let table: String
         var keys: Set<[StoredValue]> = []
         var anyRow = false
-        /// The number of the last commit whose rows are counted in.
+        /// The number of the last commit whose rows are counted in (set when they are taken).
         var asOf = 0
 
         mutating func add(_ commit: StoreCommit, missedSome: Bool) {
@@ -113,10 +113,7 @@ final class ObservationHub: Sendable {
             // key may be stale anywhere.
             let missedSome = commit.sequence.map { $0 > state.received + 1 } ?? true
             if let sequence = commit.sequence { state.received = max(state.received, sequence) }
-            for id in state.keyed.keys {
-                state.keyed[id]?.add(commit, missedSome: missedSome)
-                state.keyed[id]?.asOf = state.received
-            }
+            for id in state.keyed.keys { state.keyed[id]?.add(commit, missedSome: missedSome) }
             for table in commit.tables { state.generations[table, default: 0] += 1 }
             if commit.mayHaveChangedAnything { state.epoch += 1 }
             if let now {
@@ -147,7 +144,7 @@ final class ObservationHub: Sendable {
     /// (``changedRows(of:)``), when they name them.
     func registerKeyed(_ signal: CommitSignal, for query: SelectQuery) {
         state.withLock { state in
-            state.keyed[ObjectIdentifier(signal)] = ChangedRows(table: query.table.name, asOf: state.received)
+            state.keyed[ObjectIdentifier(signal)] = ChangedRows(table: query.table.name)
         }
         register(signal, for: query)
     }
@@ -157,8 +154,9 @@ final class ObservationHub: Sendable {
     func changedRows(of signal: CommitSignal) -> ChangedRows? {
         state.withLock { state in
             let id = ObjectIdentifier(signal)
-            guard let changed = state.keyed[id] else { return nil }
-            state.keyed[id] = ChangedRows(table: changed.table, asOf: state.received)
+            guard var changed = state.keyed[id] else { return nil }
+            state.keyed[id] = ChangedRows(table: changed.table)
+            changed.asOf = state.received
             return changed
         }
     }
