@@ -41,7 +41,7 @@ extension StoreConformance {
                 }
                 for step in 0..<40 {
                     let operation: String
-                    switch Int.random(in: 0..<8, using: &random) {
+                    switch Int.random(in: 0..<9, using: &random) {
                     case 0:
                         operation = "upsert one"
                         try await airports.upsert(airport())
@@ -74,6 +74,17 @@ extension StoreConformance {
                             try await inside.upsert(written)
                             _ = try await inside.remove(gone)
                         }
+                    case 7:
+                        // More keys than a commit names (StoreCommit.keyLimit): the table only.
+                        operation = "upsert \(StoreCommit.keyLimit + 1) rows in one call"
+                        let base = airport()
+                        try await airports.upsert(
+                            (0...StoreCommit.keyLimit).map { index in
+                                var row = base
+                                row.icao = "M\(index)"
+                                row.elevation = Double(index % 7) * 100
+                                return row
+                            })
                     default:
                         operation = "rolled back"
                         let written = airport()
@@ -102,8 +113,190 @@ extension StoreConformance {
                 _ = try await airports.removeAll()
                 try await airports.insert(TestAirport.sample)
             }
-        }
+        },
+        ConformanceCase(
+            "an observer reading changed rows by key keeps up with keys of every type: dates finer than the store keeps, decimals, doubles, UUIDs, two columns"
+        ) { (store: any Store) async throws in
+            // A date key finer than a microsecond: PostgreSQL keeps the microsecond, so the key a
+            // write names is not the key the observer holds.
+            let base = Date(timeIntervalSinceReferenceDate: 800_000_000)
+            try await checkKeyedObservation(
+                store, (0..<6).map { KeyedDate(at: base + Double($0) + 0.123_456_789, note: "n\($0)") },
+                note: \.note, remove: { try await $0.remove($1.at) }, keys: { .in(\.at, $0.map(\.at)) })
+            try await checkKeyedObservation(
+                store, (0..<6).map { KeyedDecimal(price: Decimal(21 + 2 * $0) / 2, note: "n\($0)") },
+                note: \.note, remove: { try await $0.remove($1.price) }, keys: { .in(\.price, $0.map(\.price)) })
+            let doubles: [Double] = [-1e300, -0.0, 0.1 + 0.2, 1 / 3, .leastNonzeroMagnitude, 1e300]
+            try await checkKeyedObservation(
+                store, doubles.enumerated().map { KeyedDouble(x: $0.element, note: "n\($0.offset)") }, note: \.note,
+                remove: { try await $0.remove($1.x) }, keys: { .in(\.x, $0.map(\.x)) })
+            try await checkKeyedObservation(
+                store, (0..<6).map { _ in KeyedUUID(id: UUID(), note: "n") },
+                note: \.note, remove: { try await $0.remove($1.id) }, keys: { .in(\.id, $0.map(\.id)) })
+            try await checkKeyedObservation(
+                store, (0..<6).map { KeyedPair(site: ["a", "ab", "b"][$0 % 3], number: $0 / 3, note: "n\($0)") },
+                note: \.note, remove: { try await $0.remove($1.site, $1.number) },
+                keys: { rows in
+                    var filter = Filter<KeyedPair>.nothing
+                    for row in rows {
+                        let one: Filter<KeyedPair> = \.site == row.site && \.number == row.number
+                        filter = filter || one
+                    }
+                    return filter
+                })
+        },
+        ConformanceCase(
+            "an observer reading changed rows by key while two writers commit at once ends on what a whole read gives, each diff turning one result into the next"
+        ) { (store: any Store) async throws in
+            let airports = try await store.seededAirports()
+            var observer = airports.changes(where: \.elevation < 250, orderBy: [.descending(\.name)])
+                .makeAsyncIterator()
+            let first = try await observer.next()
+            var delivered = try #require(first, "no first result").result
+            // Two writers, 60 commits each, on rows they share (K0…K9) and rows of their own.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<2 {
+                    group.addTask {
+                        var random = SplitMix64(state: UInt64(31 + writer))
+                        for step in 0..<60 {
+                            let code = "K\(Int.random(in: 0..<10, using: &random))"
+                            let own = "W\(writer)-\(step % 7)"
+                            switch step % 3 {
+                            case 0:
+                                try await airports.upsert(
+                                    TestAirport(
+                                        icao: code, iata: nil, name: "N\(step)", city: nil, country: "NO",
+                                        elevation: Double(Int.random(in: 0..<5, using: &random) * 100)))
+                            case 1:
+                                _ = try await airports.remove(code)
+                            default:
+                                try await airports.upsert(
+                                    TestAirport(
+                                        icao: own, iata: nil, name: "W\(step)", city: nil, country: "SE",
+                                        elevation: Double(step % 4) * 100))
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let whole = try await airports.fetch(where: \.elevation < 250, orderBy: [.descending(\.name)])
+            var deliveries = 0
+            while delivered != whole {
+                let next = try await observer.next()
+                let change = try #require(next, "the observation ended after \(deliveries) results")
+                #expect(change.applied(to: delivered) == change.result, "result \(deliveries + 1): the diff")
+                #expect(
+                    Set(change.result.map(\.icao)).count == change.result.count,
+                    "result \(deliveries + 1): no row twice")
+                delivered = change.result
+                deliveries += 1
+                #expect(deliveries <= 121, "one result per commit at most")
+                if deliveries > 121 { break }
+            }
+            #expect(delivered == whole)
+        },
     ]
+}
+
+/// Observes every row of `rows`' table (in key order) while rows are inserted, rewritten, updated
+/// and removed by key, one call at a time; each result must be what a whole read gives.
+private func checkKeyedObservation<Row: Entity & Equatable>(
+    _ store: any Store, _ rows: [Row], note: WritableKeyPath<Row, String> & Sendable,
+    remove: (Repository<Row>, Row) async throws -> Bool, keys: ([Row]) -> Filter<Row>
+) async throws {
+    let repository = store.repository(Row.self)
+    _ = try await repository.removeAll()
+    let keyedBefore = keyedObservationReads(on: store)
+    var observer = repository.changes().makeAsyncIterator()
+    let first = try await observer.next()
+    var delivered = try #require(first, "\(Row.self): no first result").result
+    #expect(delivered.isEmpty)
+    func edited(_ row: Row, _ text: String) -> Row {
+        var row = row
+        row[keyPath: note] = text
+        return row
+    }
+    let steps = [
+        "insert four", "insert one", "rewrite one", "remove one by key", "update two by key",
+        "upsert two, one new", "remove two by key", "remove the rest by key",
+    ]
+    for name in steps {
+        switch name {
+        case "insert four": try await repository.insert(Array(rows.prefix(4)))
+        case "insert one": try await repository.insert(rows[4])
+        case "rewrite one": try await repository.upsert(edited(rows[1], "rewritten"))
+        case "remove one by key":
+            let removed = try await remove(repository, rows[0])
+            #expect(removed, "\(Row.self): the row was there to remove")
+        case "update two by key": try await repository.update(where: keys([rows[2], rows[3]]), set: note, to: "u")
+        case "upsert two, one new": try await repository.upsert([edited(rows[2], "again"), rows[5]])
+        case "remove two by key": try await repository.remove(where: keys([rows[3], rows[5]]))
+        default: try await repository.remove(where: keys(Array(rows.prefix(5))))
+        }
+        let whole = try await repository.fetchAll()
+        guard whole != delivered else { continue }
+        let next = try await observer.next()
+        let change = try #require(next, "\(Row.self), after \(name): the observation ended")
+        #expect(change.result == whole, "\(Row.self), after \(name)")
+        #expect(change.applied(to: delivered) == whole, "\(Row.self), after \(name): the diff")
+        delivered = change.result
+    }
+    #expect(delivered.isEmpty, "\(Row.self): every row was removed")
+    // Every write but the first insert named its rows by key: the reads after them were by key.
+    #expect(keyedObservationReads(on: store) - keyedBefore >= 5, "\(Row.self): reads by key")
+}
+
+/// Rows keyed by a date.
+struct KeyedDate: Entity, Equatable {
+    var at: Date
+    var note: String
+    static let schema = Schema<KeyedDate>("keyed_dates", primaryKey: \.at) {
+        Column(\.at, "at")
+        Column(\.note, "note")
+    }
+}
+
+/// Rows keyed by a decimal.
+struct KeyedDecimal: Entity, Equatable {
+    var price: Decimal
+    var note: String
+    static let schema = Schema<KeyedDecimal>("keyed_decimals", primaryKey: \.price) {
+        Column(\.price, "price")
+        Column(\.note, "note")
+    }
+}
+
+/// Rows keyed by a double.
+struct KeyedDouble: Entity, Equatable {
+    var x: Double
+    var note: String
+    static let schema = Schema<KeyedDouble>("keyed_doubles", primaryKey: \.x) {
+        Column(\.x, "x")
+        Column(\.note, "note")
+    }
+}
+
+/// Rows keyed by a UUID.
+struct KeyedUUID: Entity, Equatable {
+    var id: UUID
+    var note: String
+    static let schema = Schema<KeyedUUID>("keyed_uuids", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.note, "note")
+    }
+}
+
+/// Rows keyed by two columns.
+struct KeyedPair: Entity, Equatable {
+    var site: String
+    var number: Int
+    var note: String
+    static let schema = Schema<KeyedPair>("keyed_pairs", primaryKey: \.site, \.number) {
+        Column(\.site, "site")
+        Column(\.number, "number")
+        Column(\.note, "note")
+    }
 }
 
 extension Array {

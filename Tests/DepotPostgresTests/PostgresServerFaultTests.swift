@@ -270,6 +270,7 @@ struct PostgresServerFaultTests {
 
     /// `call`, with the server up: tried again while no connection could be had in time (each
     /// call is one that can be repeated: upserts, reads, a migration to a version).
+    @discardableResult
     func up<T>(_ call: () async throws -> T) async throws -> T {
         try await PostgresReconnectTests.whileStalled(call)
     }
