@@ -196,7 +196,57 @@ extension StoreConformance {
             }
             #expect(delivered == whole)
         },
+        ConformanceCase(
+            "an observer whose read fails throws, keeps what it delivered, and its next change turns that into the current result"
+        ) { (store: any Store) async throws in
+            let written = store.repository(KindText.self)
+            let observed = store.repository(KindSurface.self)
+            try await written.insert([KindText(id: 1, kind: "grass"), KindText(id: 2, kind: "gravel")])
+            let stored = [KindSurface(id: 1, kind: .grass), KindSurface(id: 2, kind: .gravel)]
+            // Unlimited: changed rows are read by key; limited: the query is read whole.
+            for limit in [nil, 10] as [Int?] {
+                let context = limit == nil ? "read by key" : "read whole"
+                var observer = observed.changes(limit: limit).makeAsyncIterator()
+                let first = try await observer.next()
+                let delivered = try #require(first, "\(context): no first result").result
+                #expect(delivered == stored, "\(context)")
+                // A row no KindSurface can hold: the read fails, naming what it found.
+                try await written.upsert(KindText(id: 3, kind: "lava"))
+                let failure = await #expect(throws: DepotError.self, "\(context)") { _ = try await observer.next() }
+                #expect(failure?.message.contains("lava") == true, "\(context): \(String(describing: failure))")
+                try await written.upsert(KindText(id: 3, kind: "asphalt"))
+                let next = try await observer.next()
+                let change = try #require(next, "\(context): the observation ended")
+                #expect(change.result == stored + [KindSurface(id: 3, kind: .asphalt)], "\(context)")
+                #expect(change.applied(to: delivered) == change.result, "\(context): the diff")
+                #expect(try await written.remove(3))
+                let after = try await observer.next()
+                let removal = try #require(after, "\(context): the observation ended")
+                #expect(removal.result == stored, "\(context)")
+                #expect(removal.applied(to: change.result) == stored, "\(context): the diff")
+            }
+        },
     ]
+}
+
+/// A kind as any text.
+struct KindText: Entity, Equatable {
+    var id: Int
+    var kind: String
+    static let schema = Schema<KindText>("observed_kinds", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.kind, "kind")
+    }
+}
+
+/// The same rows, read as surfaces: a text that names no surface fails to decode.
+struct KindSurface: Entity, Equatable {
+    var id: Int
+    var kind: Surface
+    static let schema = Schema<KindSurface>("observed_kinds", primaryKey: \.id) {
+        Column(\.id, "id")
+        Column(\.kind, "kind")
+    }
 }
 
 /// Observes every row of `rows`' table (in key order) while rows are inserted, rewritten, updated

@@ -46,14 +46,14 @@ enum KeyedRead {
         var byKey: [Row: Row]
 
         /// Replaces the rows keyed in `changed` (and any row with the key of a `fresh` one) by
-        /// `fresh`, the rows of those keys the query returns now, in its order. Returns the diff
+        /// `fresh`, the rows of those keys the query returns now, in its order (`decoded`: each
+        /// as an element; an unchanged row keeps the element delivered before). Returns the diff
         /// (as ``ResultDiff`` would compute it on the whole results), or `nil`, changing
         /// nothing, when a delivered row is not where `order` puts it or `fresh` is out of order:
         /// the store sorts otherwise, and the caller reads the whole query again.
         mutating func apply(
-            _ fresh: [Row], changed: Set<Row>, keyIndices: [Int], order: (Row, Row) -> Bool,
-            decode: (Row) throws -> Element
-        ) throws -> ResultChange<Element>? {
+            _ fresh: [Row], decoded: [Element], changed: Set<Row>, keyIndices: [Int], order: (Row, Row) -> Bool
+        ) -> ResultChange<Element>? {
             func key(_ row: Row) -> Row { keyIndices.map { row[$0] } }
             func firstNotBefore(_ row: Row) -> Int {
                 var low = 0
@@ -87,7 +87,7 @@ enum KeyedRead {
                     guard rows[index] != row else {
                         return ResultChange(result: result, inserted: [], removed: [], updated: [], moved: [])
                     }
-                    let element = try decode(row)
+                    let element = decoded[0]
                     rows[index] = row
                     result[index] = element
                     byKey[freshKeys[0]] = row
@@ -113,7 +113,7 @@ enum KeyedRead {
                 let index = firstNotBefore(row)
                 let rowKey = freshKeys[position]
                 let previous = left.removeValue(forKey: rowKey)
-                let element = try previous.flatMap { $0.row == row ? $0.element : nil } ?? decode(row)
+                let element = previous.flatMap { $0.row == row ? $0.element : nil } ?? decoded[position]
                 rows.insert(row, at: index)
                 result.insert(element, at: index)
                 byKey[rowKey] = row

@@ -215,14 +215,15 @@ final class ObservationHub: Sendable {
     }
 
     /// The rows of `query` as of the current commit generation of its table: observers asking
-    /// at the same generation share one query.
-    func rows(for query: SelectQuery) async throws -> [Row] {
+    /// at the same generation share one query. `again`: not the rows read at this generation
+    /// already (they failed their reader, and a commit may not be announced yet).
+    func rows(for query: SelectQuery, again: Bool = false) async throws -> [Row] {
         let store = store
         let task = state.withLock { state -> Task<[Row], any Error> in
             // Any table the query reads (subqueries too) moves its generation.
             let generation = query.tables.reduce(0) { $0 + state.generations[$1.name, default: 0] }
             let epoch = state.epoch
-            if let shared = state.shared[query], shared.generation == generation, shared.epoch == epoch {
+            if !again, let shared = state.shared[query], shared.generation == generation, shared.epoch == epoch {
                 return shared.task
             }
             let requeries = requeries
@@ -247,7 +248,15 @@ final class ObservationHub: Sendable {
             state.shared[query] = Shared(generation: generation, epoch: epoch, task: task)
             return task
         }
-        return try await task.value
+        do {
+            return try await task.value
+        } catch {
+            // A failed read is not shared with whoever asks next: they read again.
+            state.withLock { state in
+                if state.shared[query]?.task == task { state.shared[query] = nil }
+            }
+            throw error
+        }
     }
 }
 

@@ -9,6 +9,9 @@ final class ObservationState<Root: Entity>: Sendable {
         var at: ContinuousClock.Instant?
         /// The delivered rows by key, for reading changed rows alone (built on first use).
         var byKey: [[StoredValue]: Row]?
+        /// A read failed (its error thrown to the caller): the next call reads whole again,
+        /// without waiting for a commit, and diffs against this result.
+        var readAgain = false
     }
     let hub: ObservationHub
     let query: SelectQuery
@@ -45,7 +48,32 @@ final class ObservationState<Root: Entity>: Sendable {
             delivered.withLock { $0 = Delivered(rows: rows, result: result, at: ContinuousClock.now) }
             return ResultChange(result: result, inserted: Array(rows.indices), removed: [], updated: [], moved: [])
         }
-        while await signal.wait() {
+        do {
+            let change = try await advance(&last)
+            delivered.withLock { $0 = last }
+            return change
+        } catch {
+            // What was delivered stays delivered (`last` is whole at every throw): the caller may
+            // call again, and the next change must turn that result into the next one.
+            last.readAgain = true
+            last.byKey = nil
+            delivered.withLock { $0 = last }
+            throw error
+        }
+    }
+
+    /// Waits for a commit that changes the result and returns the change from `last`, which it
+    /// updates; `nil` when the observation ends. When it throws, `last` is still the result
+    /// delivered before (its arrays change only once nothing more can throw).
+    private func advance(_ last: inout Delivered) async throws -> ResultChange<Root>? {
+        while true {
+            if last.readAgain {
+                last.readAgain = false
+                signal.consume()
+                if let change = try await readWhole(&last, again: true) { return change }
+                continue
+            }
+            guard await signal.wait() else { break }
             switch timing {
             case .immediate:
                 break
@@ -73,46 +101,50 @@ final class ObservationState<Root: Entity>: Sendable {
             }
             signal.consume()
             if let order, let changed = hub.changedRows(of: signal), !changed.anyRow {
-                guard !changed.keys.isEmpty else {  // this commit's rows were read already
-                    delivered.withLock { $0 = last }
-                    continue
-                }
+                guard !changed.keys.isEmpty else { continue }  // this commit's rows were read already
                 if let change = try await readByKey(changed, order: order, last: &last) {
-                    delivered.withLock { $0 = last }
                     if change.isEmpty { continue }
                     return change
                 }
             }
-            let rows = try await hub.rows(for: query)
-            last.byKey = nil
-            // Diffed on stored values: an unchanged result is never decoded, and rows kept
-            // unchanged reuse the values delivered before; only new and updated rows are decoded.
-            let diff = ResultDiff.rows(from: last.rows, to: rows, keyIndices: query.table.primaryKeyIndices)
-            last.rows = rows
-            if diff.isEmpty {
-                delivered.withLock { $0 = last }
-                continue
-            }
-            var result: [Root] = []
-            result.reserveCapacity(rows.count)
-            var updated = diff.updated.makeIterator()
-            var nextUpdated = updated.next()
-            for (index, row) in rows.enumerated() {
-                if index == nextUpdated {
-                    nextUpdated = updated.next()
-                    result.append(try schema.decode(row))
-                } else if let source = diff.sources[index] {
-                    result.append(last.result[source])
-                } else {
-                    result.append(try schema.decode(row))
-                }
-            }
-            last.result = result
-            last.at = ContinuousClock.now
-            delivered.withLock { $0 = last }
-            return diff.change(result: result)
+            if let change = try await readWhole(&last) { return change }
         }
         return nil
+    }
+
+    /// Reads the whole query again and diffs it against `last`, which it updates; `nil` when the
+    /// result is as delivered. `last` changes only once nothing more can throw. `again`: after a
+    /// failed read, not the rows that failed it.
+    private func readWhole(_ last: inout Delivered, again: Bool = false) async throws -> ResultChange<Root>? {
+        let schema = Root.schema
+        let rows = try await hub.rows(for: query, again: again)
+        // Diffed on stored values: an unchanged result is never decoded, and rows kept
+        // unchanged reuse the values delivered before; only new and updated rows are decoded.
+        let diff = ResultDiff.rows(from: last.rows, to: rows, keyIndices: query.table.primaryKeyIndices)
+        if diff.isEmpty {
+            last.rows = rows
+            last.byKey = nil
+            return nil
+        }
+        var result: [Root] = []
+        result.reserveCapacity(rows.count)
+        var updated = diff.updated.makeIterator()
+        var nextUpdated = updated.next()
+        for (index, row) in rows.enumerated() {
+            if index == nextUpdated {
+                nextUpdated = updated.next()
+                result.append(try schema.decode(row))
+            } else if let source = diff.sources[index] {
+                result.append(last.result[source])
+            } else {
+                result.append(try schema.decode(row))
+            }
+        }
+        last.rows = rows
+        last.byKey = nil
+        last.result = result
+        last.at = ContinuousClock.now
+        return diff.change(result: result)
     }
 
     /// Reads the rows of `changed` alone and patches `last` with them; `nil` (with `last` as it
@@ -130,17 +162,19 @@ final class ObservationState<Root: Entity>: Sendable {
         let since = hub.lastCommit(to: query.table.name)
         let fresh = try await hub.readByKey { try await FreshReads.run { try await store.fetch(keyed) { $0 } } }
         guard hub.noCommitSince(changed.asOf) else { return nil }
+        // Decoded before the delivered result is touched: a row that fails leaves it whole.
+        let schema = Root.schema
+        let decoded = try fresh.map { try schema.decode($0) }
         let byKey = last.byKey ?? KeyedRead.index(last.rows, keyIndices: query.table.primaryKeyIndices)
         var patched = KeyedRead.Patch(rows: last.rows, result: last.result, byKey: byKey)
         // The delivered values go: the patch then changes its arrays in place.
         last.rows = []
         last.result = []
         last.byKey = nil
-        let schema = Root.schema
         guard
-            let change = try patched.apply(
-                fresh, changed: changed.keys, keyIndices: query.table.primaryKeyIndices, order: order,
-                decode: { try schema.decode($0) })
+            let change = patched.apply(
+                fresh, decoded: decoded, changed: changed.keys, keyIndices: query.table.primaryKeyIndices,
+                order: order)
         else {
             (last.rows, last.result) = (patched.rows, patched.result)
             return nil
