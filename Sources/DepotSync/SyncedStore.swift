@@ -107,7 +107,12 @@ package struct CapturingWriter: StoreWriter {
         }
         let before = try await RowReads.rows(of: table, keys: keys, in: base)
         let written = try await base.write(rows, into: table, mode: mode)
-        let after = try await RowReads.rows(of: table, keys: keys, in: base)
+        let after: [String: [StoredValue]]
+        if let known = try RowReads.rows(of: table, after: rows, mode: mode, keys: keys, before: before) {
+            after = known
+        } else {
+            after = try await RowReads.rows(of: table, keys: keys, in: base)
+        }
         try await recorder(table, keys, before, after, base)
         return written
     }
@@ -119,7 +124,12 @@ package struct CapturingWriter: StoreWriter {
         let before = try await RowReads.rows(of: table, where: query.predicate, in: base)
         let updated = try await base.update(query)
         let keys = before.values.map { RowReads.key(of: $0, in: table) }
-        let after = try await RowReads.rows(of: table, keys: keys, in: base)
+        let after: [String: [StoredValue]]
+        if let known = RowReads.rows(of: table, after: query, before: before) {
+            after = known
+        } else {
+            after = try await RowReads.rows(of: table, keys: keys, in: base)
+        }
         try await recorder(table, keys, before, after, base)
         return updated
     }
@@ -247,6 +257,60 @@ package enum RowReads {
             start += 500
             _ = try await writer.delete(
                 from: table, where: PredicateNode.matching(keys: chunk, primaryKey: table.primaryKey))
+        }
+    }
+
+    /// The rows of `keys` after `rows` were written with `mode`, worked out from `before` (the
+    /// rows of those keys before the write) without reading them again; `nil` when that cannot
+    /// be known: a row made of a partial batch (its other columns take defaults the store
+    /// knows). A stored value may be finer than the store keeps (a date's nanoseconds on
+    /// PostgreSQL): ``same(_:_:type:)`` compares such values as the store keeps them.
+    package static func rows(
+        of table: TableDescription, after rows: RowBatch, mode: WriteMode, keys: [[StoredValue]],
+        before: [String: [StoredValue]]
+    ) throws -> [String: [StoredValue]]? {
+        var positions: [Int?] = Array(repeating: nil, count: table.columns.count)
+        for (position, name) in rows.columns.enumerated() {
+            guard let index = table.columns.firstIndex(where: { $0.name == name }) else { return nil }
+            positions[index] = position
+        }
+        let whole = positions.allSatisfy { $0 != nil }
+        var after = before
+        for (index, key) in keys.enumerated() {
+            let keyText = try SyncJSON.keyText(key)
+            let row = rows.row(index)
+            if let stored = after[keyText] {
+                // Updated in place: the batch's columns over the stored row (`.insert` threw).
+                after[keyText] = stored.indices.map { column in
+                    positions[column].map { row[row.startIndex + $0] } ?? stored[column]
+                }
+            } else if mode == .update {
+                continue  // not stored: skipped
+            } else if whole {
+                after[keyText] = positions.map { row[row.startIndex + ($0 ?? 0)] }
+            } else {
+                return nil
+            }
+        }
+        return after
+    }
+
+    /// The rows of `before` after `update` assigned its values, without reading them again;
+    /// `nil` when an assignment is computed by the store (an addition).
+    package static func rows(of table: TableDescription, after update: UpdateQuery, before: [String: [StoredValue]])
+        -> [String: [StoredValue]]?
+    {
+        var assigned: [(index: Int, value: StoredValue)] = []
+        for assignment in update.assignments {
+            guard case .value(let value) = assignment.value,
+                let index = table.columns.firstIndex(where: { $0.name == assignment.column })
+            else { return nil }
+            assigned.append((index, value))
+        }
+        return before.mapValues { row in
+            var row = row
+            for (index, value) in assigned { row[index] = value }
+            return row
         }
     }
 
