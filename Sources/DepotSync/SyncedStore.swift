@@ -16,7 +16,11 @@ import Foundation
 /// ```
 ///
 /// It runs no hand-written SQL (DepotSQL's `sql`): the outbox would miss what a statement writes.
-/// Read with SQL through ``base`` when it is a SQL store; write through repositories.
+/// Read with SQL through ``base`` when it is a SQL store; write through repositories. The rows
+/// after a write are worked out from the rows before it and the values written (they are read
+/// again only where the store fills them in: defaults of a row a partial batch creates, an
+/// update by addition), so a trigger of your own that changes a written row goes unrecorded.
+/// Its commits announce the outbox table (`depot_sync_outbox`) beside the tables written.
 public final class SyncedStore: Store {
     /// The store underneath (writes through it are not recorded).
     public let base: any Store
@@ -93,13 +97,8 @@ package struct CapturingWriter: StoreWriter {
         guard captured.contains(table.name), rows.count > 0 else {
             return try await base.write(rows, into: table, mode: mode)
         }
-        let keyPositions = try table.primaryKey.map { name in
-            guard let position = rows.columns.firstIndex(of: name) else {
-                throw DepotError(
-                    .missingColumns, "a write to \(table.name) lacks key column \(name)", table: table.name)
-            }
-            return position
-        }
+        // The checks every store's writer makes first, so a malformed batch fails as it does there.
+        let keyPositions = try table.keyPositions(inWrite: rows)
         try await prepare?(base)
         let keys = (0..<rows.count).map { index in
             let row = rows.row(index)

@@ -118,7 +118,7 @@ extension StoreConformance {
             try await store.repository(Reading.self).insert(Reading(station: "x", sequence: 1, value: nil))
             var seen: [Set<String>] = []
             for await commit in commits where !commit.mayHaveChangedAnything {
-                seen.append(commit.tables)
+                seen.append(commit.storeTables)
                 if seen.count == 2 { break }
             }
             #expect(seen == [["airports"], ["readings"]])

@@ -85,3 +85,9 @@ func codes(_ airports: [TestAirport]) -> [String] { airports.map(\.icao) }
 func expectedCodes(_ filter: (TestAirport) -> Bool) -> [String] {
     TestAirport.sample.filter(filter).map(\.icao).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 }
+
+extension StoreCommit {
+    /// The tables a commit announces, less Depot's own bookkeeping (`depot_…`): a store that
+    /// syncs writes its outbox in the same commit as each change.
+    var storeTables: Set<String> { tables.filter { !$0.hasPrefix("depot_") } }
+}
