@@ -300,19 +300,19 @@ extension StoreConformance {
             let users = store.repository(MapUser.self)
             try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserMapper())
             // The first commit announced after the no-op calls is the users' insert.
-            #expect(await commits.next()?.storeTables == [MapUser.schema.tableName])
+            #expect(await commits.nextNamed()?.storeTables == [MapUser.schema.tableName])
             try await users.persist([MapUserResponse(identifier: "u1", name: "Ada")], mapper: MapUserMapper())
             var changed = TestAirport.sample
             changed[1].name = "Renamed"
             #expect(try await airports.upsert(changed) == 1)
-            #expect(await commits.next()?.storeTables == [TestAirport.schema.tableName])
+            #expect(await commits.nextNamed()?.storeTables == [TestAirport.schema.tableName])
             #expect(try await airports.find(changed[1].icao) == changed[1])
             // A patch that changes one of two rows counts one.
             #expect(
                 try await airports.apply([
                     Patch(key: same.icao).set(\.name, same.name), Patch(key: changed[1].icao).set(\.name, "Again"),
                 ]) == 1)
-            #expect(await commits.next()?.storeTables == [TestAirport.schema.tableName])
+            #expect(await commits.nextNamed()?.storeTables == [TestAirport.schema.tableName])
             #expect(try await airports.find(changed[1].icao)?.name == "Again")
         },
         ConformanceCase("a nested child's own nested list is stored too: users, posts, comments in one call") {

@@ -41,7 +41,7 @@ extension StoreConformance {
             let orders = try await store.seededOrders()
             var commits = store.commits().makeAsyncIterator()
             try await orders.update(where: \.id == 1, set: \.quantity, to: 99)
-            let commit = await commits.next()
+            let commit = await commits.nextNamed()
             #expect(commit?.tables.contains(TestOrder.schema.table.name) == true)
             struct Undo: Error {}
             await #expect(throws: Undo.self) {

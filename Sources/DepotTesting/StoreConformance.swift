@@ -91,3 +91,14 @@ extension StoreCommit {
     /// syncs writes its outbox in the same commit as each change.
     var storeTables: Set<String> { tables.filter { !$0.hasPrefix("depot_") } }
 }
+
+extension AsyncStream<StoreCommit>.Iterator {
+    /// The next commit that names its tables: an announcement that anything may have changed
+    /// (PostgreSQL's listener coming into force, another process's commit) can come at any time.
+    mutating func nextNamed() async -> StoreCommit? {
+        while let commit = await next() {
+            if !commit.mayHaveChangedAnything { return commit }
+        }
+        return nil
+    }
+}
