@@ -147,10 +147,8 @@ public struct Patch<Root: Entity>: Sendable {
     /// Whether the patch assigns every required (non-optional, non-key) column: applied to a key
     /// that is not stored, it creates the row instead of failing.
     public var assignsEveryRequiredColumn: Bool {
-        let schema = Root.schema
-        for (index, column) in schema.columns.enumerated()
-        where !column.isNullable && !schema.primaryKeyIndices.contains(index) {
-            if !assignments.contains(where: { $0.column == index }) { return false }
+        for index in Root.schema.requiredColumnIndices where !assignments.contains(where: { $0.column == index }) {
+            return false
         }
         return true
     }

@@ -15,38 +15,38 @@
 /// a stored property without a column) do not crash: ``validationError`` holds them, and every
 /// repository call on the entity throws it, naming the entity and column.
 public struct Schema<Root>: Sendable {
-    /// The table's name.
-    public let tableName: String
-    /// The columns, in declaration order.
-    public let columns: [Column<Root>]
-    /// Indices into ``columns`` of the primary-key columns, in key order.
-    public let primaryKeyIndices: [Int]
-    /// The description stores work with (its indexes included).
-    public private(set) var table: TableDescription
-    /// What is wrong with the declaration, if anything.
-    public private(set) var validationError: DepotError?
+    /// Everything the schema holds, behind one reference: generic code reads `Root.schema` on
+    /// every call, and a copy then retains one object, not each of its arrays and closures.
+    let storage: SchemaStorage<Root>
 
-    let columnIndexByKeyPath: [KeyPathBox: Int]
-    /// Byte offsets of the columns' attributes, in column order (0 when not stored properties).
-    let offsets: [Int]
-    // The hot per-cell closures, in their own arrays: reading a field of a `Column<Root>` element
-    // in unspecialized code copies the whole struct (every closure retained) per cell.
-    let loaders: [@Sendable (UnsafeRawPointer) -> StoredValue]
-    let getters: [@Sendable (Root) -> StoredValue]
-    let initializers: [@Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void]
-    let deinitializers: [@Sendable (UnsafeMutableRawPointer) -> Void]
-    /// The JSON columns, with how to encode their attribute again, throwing.
-    let encodingChecks: [(column: Int, check: @Sendable (Root) throws -> Void)]
-    let customDecode: (@Sendable (Row<Root>) throws -> Root)?
-    /// The generated (or hand-written) row codec, when the schema has one: rows are then read
-    /// and written through it, never by key path or byte offset.
-    let codec: RowCodec<Root>?
-    /// Whether every column is a stored property, readable in place by byte offset.
-    let loadsInPlace: Bool
-    /// Whether rows can be rebuilt by initializing each stored property in place.
-    let decodesInPlace: Bool
-    /// Rebuilds rows in place from a ``StoreCursor``.
-    let rowDecoder: RowDecoder
+    /// The table's name.
+    public var tableName: String { storage.tableName }
+    /// The columns, in declaration order.
+    public var columns: [Column<Root>] { storage.columns }
+    /// Indices into ``columns`` of the primary-key columns, in key order.
+    public var primaryKeyIndices: [Int] { storage.primaryKeyIndices }
+    /// The description stores work with (its indexes included).
+    public var table: TableDescription { storage.table }
+    /// What is wrong with the declaration, if anything.
+    public var validationError: DepotError? { storage.validationError }
+
+    /// Indices into ``columns`` of the columns a new row must have a value for: neither optional
+    /// nor part of the key.
+    var requiredColumnIndices: [Int] { storage.requiredColumnIndices }
+    var columnIndexByKeyPath: [KeyPathBox: Int] { storage.columnIndexByKeyPath }
+    var offsets: [Int] { storage.offsets }
+    var loaders: [@Sendable (UnsafeRawPointer) -> StoredValue] { storage.loaders }
+    var getters: [@Sendable (Root) -> StoredValue] { storage.getters }
+    var initializers: [@Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void] {
+        storage.initializers
+    }
+    var deinitializers: [@Sendable (UnsafeMutableRawPointer) -> Void] { storage.deinitializers }
+    var encodingChecks: [(column: Int, check: @Sendable (Root) throws -> Void)] { storage.encodingChecks }
+    var customDecode: (@Sendable (Row<Root>) throws -> Root)? { storage.customDecode }
+    var codec: RowCodec<Root>? { storage.codec }
+    var loadsInPlace: Bool { storage.loadsInPlace }
+    var decodesInPlace: Bool { storage.decodesInPlace }
+    var rowDecoder: RowDecoder { storage.rowDecoder }
 
     /// Declares a table named `tableName` with the given primary key and columns.
     public init(
@@ -90,74 +90,10 @@ public struct Schema<Root>: Sendable {
         _ tableName: String, primaryKey: [PartialKeyPath<Root>],
         decode: (@Sendable (Row<Root>) throws -> Root)?, codec: RowCodec<Root>? = nil, columns: [Column<Root>]
     ) {
-        let entityName = String(describing: Root.self)
-        self.tableName = tableName
-        self.columns = columns
-        self.customDecode = decode
-        self.codec = codec
-        self.loadsInPlace = columns.allSatisfy { $0.offset != nil }
-        var problems: [String] = []
-        var byKeyPath: [KeyPathBox: Int] = [:]
-        var seenNames: Set<String> = []
-        if !TableDescription.isValidIdentifier(tableName) {
-            problems.append(
-                "table name '\(tableName)' is not a valid identifier (letters, digits, _; at most 63 bytes)")
-        }
-        if columns.isEmpty { problems.append("it declares no columns") }
-        for (index, column) in columns.enumerated() {
-            if !TableDescription.isValidIdentifier(column.name) {
-                problems.append("column name '\(column.name)' is not a valid identifier")
-            }
-            if !seenNames.insert(column.name.lowercased()).inserted {
-                problems.append("column '\(column.name)' is declared twice")
-            }
-            if byKeyPath[column.keyPath] != nil {
-                problems.append("key path of column '\(column.name)' is already mapped to another column")
-            }
-            byKeyPath[column.keyPath] = index
-        }
-        var keyIndices: [Int] = []
-        if primaryKey.isEmpty { problems.append("it declares no primary key") }
-        for keyPath in primaryKey {
-            if let index = byKeyPath[KeyPathBox(keyPath)] {
-                keyIndices.append(index)
-                if columns[index].isNullable {
-                    problems.append("primary-key column '\(columns[index].name)' is optional; keys cannot be NULL")
-                }
-            } else {
-                problems.append("primary key \(keyPath) is not among the columns")
-            }
-        }
-        // A codec builds values itself: no layout to check (and no reflection at run time).
-        let layout = decode == nil && codec == nil ? Self.layoutProblems(columns) : []
-        problems += layout
-        self.decodesInPlace = decode == nil && codec == nil && layout.isEmpty
-        self.offsets = columns.map { $0.offset ?? 0 }
-        self.loaders = columns.map(\.load)
-        self.getters = columns.map(\.get)
-        self.encodingChecks = columns.indices.compactMap { index in
-            columns[index].encodingCheck.map { (index, $0) }
-        }
-        self.initializers = columns.map(\.initialize)
-        self.deinitializers = columns.map(\.deinitialize)
-        self.rowDecoder = RowDecoder(
-            fields: columns.map { FieldPlan(valueType: $0.valueType, offset: $0.offset ?? 0) },
-            initializers: initializers, deinitializers: deinitializers, keyIndices: keyIndices)
-        self.primaryKeyIndices = keyIndices
-        self.columnIndexByKeyPath = byKeyPath
-        self.table = TableDescription(
-            name: tableName, entityName: entityName,
-            columns: columns.map { .init(name: $0.name, type: $0.type, isNullable: $0.isNullable) },
-            primaryKey: keyIndices.map { columns[$0].name })
-        if problems.isEmpty {
-            self.validationError = nil
-        } else {
-            self.validationError = DepotError(
-                .invalidSchema,
-                "Schema of \(entityName) (table '\(tableName)'): " + problems.joined(separator: "; "),
-                table: tableName)
-        }
+        storage = SchemaStorage(tableName, primaryKey: primaryKey, decode: decode, codec: codec, columns: columns)
     }
+
+    init(storage: SchemaStorage<Root>) { self.storage = storage }
 
     /// The index in ``columns`` of the column for `keyPath`, or `nil` when it is not a column.
     func columnIndex(_ keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[KeyPathBox(keyPath)] }
@@ -205,7 +141,7 @@ public struct Schema<Root>: Sendable {
     // MARK: - Layout
 
     /// Why rows cannot be rebuilt in place: stored properties without a column, or overlaps.
-    private static func layoutProblems(_ columns: [Column<Root>]) -> [String] {
+    fileprivate static func layoutProblems(_ columns: [Column<Root>]) -> [String] {
         var byOffset: [Int: [Column<Root>]] = [:]
         for column in columns {
             guard let offset = column.offset else {
@@ -248,6 +184,139 @@ public struct Schema<Root>: Sendable {
             problems.append("column '\(extra.name)' overlaps another stored property")
         }
         return problems
+    }
+}
+
+/// The contents of a ``Schema``, shared by its copies (see `Schema.storage`).
+final class SchemaStorage<Root>: Sendable {
+    /// The table's name.
+    let tableName: String
+    /// The columns, in declaration order.
+    let columns: [Column<Root>]
+    /// Indices into ``columns`` of the primary-key columns, in key order.
+    let primaryKeyIndices: [Int]
+    /// The description stores work with (its indexes included).
+    let table: TableDescription
+    /// What is wrong with the declaration, if anything.
+    let validationError: DepotError?
+    let requiredColumnIndices: [Int]
+
+    let columnIndexByKeyPath: [KeyPathBox: Int]
+    /// Byte offsets of the columns' attributes, in column order (0 when not stored properties).
+    let offsets: [Int]
+    // The hot per-cell closures, in their own arrays: reading a field of a `Column<Root>` element
+    // in unspecialized code copies the whole struct (every closure retained) per cell.
+    let loaders: [@Sendable (UnsafeRawPointer) -> StoredValue]
+    let getters: [@Sendable (Root) -> StoredValue]
+    let initializers: [@Sendable (UnsafeMutableRawPointer, StoredValue) throws(StoredValueMismatch) -> Void]
+    let deinitializers: [@Sendable (UnsafeMutableRawPointer) -> Void]
+    /// The JSON columns, with how to encode their attribute again, throwing.
+    let encodingChecks: [(column: Int, check: @Sendable (Root) throws -> Void)]
+    let customDecode: (@Sendable (Row<Root>) throws -> Root)?
+    /// The generated (or hand-written) row codec, when the schema has one: rows are then read
+    /// and written through it, never by key path or byte offset.
+    let codec: RowCodec<Root>?
+    /// Whether every column is a stored property, readable in place by byte offset.
+    let loadsInPlace: Bool
+    /// Whether rows can be rebuilt by initializing each stored property in place.
+    let decodesInPlace: Bool
+    /// Rebuilds rows in place from a ``StoreCursor``.
+    let rowDecoder: RowDecoder
+
+    init(
+        _ tableName: String, primaryKey: [PartialKeyPath<Root>],
+        decode: (@Sendable (Row<Root>) throws -> Root)?, codec: RowCodec<Root>? = nil, columns: [Column<Root>]
+    ) {
+        let entityName = String(describing: Root.self)
+        self.tableName = tableName
+        self.columns = columns
+        self.customDecode = decode
+        self.codec = codec
+        self.loadsInPlace = columns.allSatisfy { $0.offset != nil }
+        var problems: [String] = []
+        var byKeyPath: [KeyPathBox: Int] = [:]
+        var seenNames: Set<String> = []
+        if !TableDescription.isValidIdentifier(tableName) {
+            problems.append(
+                "table name '\(tableName)' is not a valid identifier (letters, digits, _; at most 63 bytes)")
+        }
+        if columns.isEmpty { problems.append("it declares no columns") }
+        for (index, column) in columns.enumerated() {
+            if !TableDescription.isValidIdentifier(column.name) {
+                problems.append("column name '\(column.name)' is not a valid identifier")
+            }
+            if !seenNames.insert(column.name.lowercased()).inserted {
+                problems.append("column '\(column.name)' is declared twice")
+            }
+            if byKeyPath[column.keyPath] != nil {
+                problems.append("key path of column '\(column.name)' is already mapped to another column")
+            }
+            byKeyPath[column.keyPath] = index
+        }
+        var keyIndices: [Int] = []
+        if primaryKey.isEmpty { problems.append("it declares no primary key") }
+        for keyPath in primaryKey {
+            if let index = byKeyPath[KeyPathBox(keyPath)] {
+                keyIndices.append(index)
+                if columns[index].isNullable {
+                    problems.append("primary-key column '\(columns[index].name)' is optional; keys cannot be NULL")
+                }
+            } else {
+                problems.append("primary key \(keyPath) is not among the columns")
+            }
+        }
+        // A codec builds values itself: no layout to check (and no reflection at run time).
+        let layout = decode == nil && codec == nil ? Schema.layoutProblems(columns) : []
+        problems += layout
+        self.decodesInPlace = decode == nil && codec == nil && layout.isEmpty
+        self.offsets = columns.map { $0.offset ?? 0 }
+        self.loaders = columns.map(\.load)
+        self.getters = columns.map(\.get)
+        self.encodingChecks = columns.indices.compactMap { index in
+            columns[index].encodingCheck.map { (index, $0) }
+        }
+        self.initializers = columns.map(\.initialize)
+        self.deinitializers = columns.map(\.deinitialize)
+        self.rowDecoder = RowDecoder(
+            fields: columns.map { FieldPlan(valueType: $0.valueType, offset: $0.offset ?? 0) },
+            initializers: initializers, deinitializers: deinitializers, keyIndices: keyIndices)
+        self.primaryKeyIndices = keyIndices
+        self.columnIndexByKeyPath = byKeyPath
+        self.requiredColumnIndices = columns.indices.filter { !columns[$0].isNullable && !keyIndices.contains($0) }
+        self.table = TableDescription(
+            name: tableName, entityName: entityName,
+            columns: columns.map { .init(name: $0.name, type: $0.type, isNullable: $0.isNullable) },
+            primaryKey: keyIndices.map { columns[$0].name })
+        if problems.isEmpty {
+            self.validationError = nil
+        } else {
+            self.validationError = DepotError(
+                .invalidSchema,
+                "Schema of \(entityName) (table '\(tableName)'): " + problems.joined(separator: "; "),
+                table: tableName)
+        }
+    }
+
+    /// A copy of `other` with another table description and validation error.
+    init(_ other: SchemaStorage, table: TableDescription, validationError: DepotError?) {
+        tableName = other.tableName
+        columns = other.columns
+        primaryKeyIndices = other.primaryKeyIndices
+        self.table = table
+        self.validationError = validationError
+        requiredColumnIndices = other.requiredColumnIndices
+        columnIndexByKeyPath = other.columnIndexByKeyPath
+        offsets = other.offsets
+        loaders = other.loaders
+        getters = other.getters
+        initializers = other.initializers
+        deinitializers = other.deinitializers
+        encodingChecks = other.encodingChecks
+        customDecode = other.customDecode
+        codec = other.codec
+        loadsInPlace = other.loadsInPlace
+        decodesInPlace = other.decodesInPlace
+        rowDecoder = other.rowDecoder
     }
 }
 
@@ -428,7 +497,8 @@ extension Schema {
     }
 
     private func adding(_ keyPaths: [PartialKeyPath<Root>], unique: Bool, name: String?) -> Schema {
-        var copy = self
+        var table = table
+        var validationError = validationError
         var problems: [String] = []
         let names = keyPaths.compactMap { keyPath -> String? in
             guard let index = columnIndex(keyPath) else {
@@ -449,14 +519,14 @@ extension Schema {
         }
         if Set(names).count != names.count { problems.append("index '\(indexName)' names a column twice") }
         if problems.isEmpty {
-            copy.table.indexes.append(
+            table.indexes.append(
                 IndexDescription(name: indexName, table: tableName, columns: names, isUnique: unique))
         } else {
             let message = "Schema of \(table.entityName) (table '\(tableName)'): " + problems.joined(separator: "; ")
-            copy.validationError = DepotError(
+            validationError = DepotError(
                 .invalidSchema, validationError.map { $0.message + "; " + problems.joined(separator: "; ") } ?? message,
                 table: tableName)
         }
-        return copy
+        return Schema(storage: SchemaStorage(storage, table: table, validationError: validationError))
     }
 }
