@@ -301,6 +301,43 @@ extension StoreConformance {
             let codes = try second?.map { try $0[RelCountry.airports].map(\.icao) }
             #expect(codes == [["BIKF", "BIRK"], ["ENBR", "ENGM", "ENSB"]])
         },
+        ConformanceCase("an observed query with includes delivers no result identical to the last one") {
+            (store: any Store) async throws in
+            try await store.seededRelations()
+            let counting = CountingStore(store)
+            let airports = counting.repository(RelAirport.self)
+            var iterator = counting.repository(RelCountry.self)
+                .observe(where: \.continent == "EU", including: [RelCountry.airports.including(RelAirport.runways)])
+                .makeAsyncIterator()
+            func shown(_ result: [Loaded<RelCountry>]?) throws -> [String] {
+                try (result ?? []).flatMap { country in
+                    try country[RelCountry.airports].map { airport in
+                        "\(country.code) \(airport.name) \(try airport[RelAirport.runways].map(\.length))"
+                    }
+                }
+            }
+            #expect(
+                try shown(try await iterator.next())
+                    == ["IS Keflavik []", "NO Bergen [2990]", "NO Oslo [2950, 3600]", "NO Svalbard []"])
+            let pending = Task { [iterator] in
+                var iterator = iterator
+                return try await iterator.next()
+            }
+            // Writes to tables it reads, to rows outside its result: each re-runs the query (the
+            // fetch count moves), and none is delivered.
+            var fetched = counting.fetchCount
+            try await airports.upsert(RelAirport(icao: "KLAX", name: "Los Angeles", country: "US", kind: "large"))
+            #expect(await eventually { counting.fetchCount > fetched }, "a write to an included table re-runs it")
+            fetched = counting.fetchCount
+            let runways = counting.repository(RelRunway.self)
+            try await runways.upsert(RelRunway(id: 9, airport: "KJFK", length: 3000, position: 2))
+            #expect(await eventually { counting.fetchCount > fetched }, "a nested include's table re-runs it")
+            // The first change it shows is the next element.
+            try await runways.upsert(RelRunway(id: 10, airport: "ENSB", length: 2483, position: 1))
+            #expect(
+                try shown(try await pending.value)
+                    == ["IS Keflavik []", "NO Bergen [2990]", "NO Oslo [2950, 3600]", "NO Svalbard [2483]"])
+        },
         ConformanceCase("saving an entity with the row it refers to, and sources with children through a mapper") {
             (store: any Store) async throws in
             try await store.seededRelations()

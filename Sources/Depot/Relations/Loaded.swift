@@ -85,3 +85,50 @@ extension Loaded: Equatable where Root: Equatable {
     /// Equal entities; included rows are not compared.
     public static func == (lhs: Loaded, rhs: Loaded) -> Bool { lhs.entity == rhs.entity }
 }
+
+/// What an include observation compares its results by (it delivers no result identical to the
+/// last): the stored values of every entity and of every row included with it, with the shape
+/// (relation keys, counts, absent rows) written in between, so different results never match.
+protocol StoredFingerprinting {
+    /// Appends this value's stored values and shape to `fingerprint`; `false` when part of it
+    /// cannot be compared (then the result counts as changed).
+    func appendFingerprint(to fingerprint: inout [StoredValue]) -> Bool
+}
+
+extension Loaded: StoredFingerprinting {
+    func appendFingerprint(to fingerprint: inout [StoredValue]) -> Bool {
+        Root.schema.appendValues(of: entity, to: &fingerprint)
+        for key in related.keys.sorted() {
+            fingerprint.append(.text(key))
+            guard let value = related[key] as? any StoredFingerprinting,
+                value.appendFingerprint(to: &fingerprint)
+            else { return false }
+        }
+        fingerprint.append(.null)
+        return true
+    }
+
+    /// The fingerprint of a whole result; `nil` when it cannot be compared.
+    static func fingerprint(of result: [Loaded]) -> [StoredValue]? {
+        var fingerprint: [StoredValue] = []
+        return result.appendFingerprint(to: &fingerprint) ? fingerprint : nil
+    }
+}
+
+extension Array: StoredFingerprinting where Element: StoredFingerprinting {
+    func appendFingerprint(to fingerprint: inout [StoredValue]) -> Bool {
+        fingerprint.append(.integer(Int64(count)))
+        return allSatisfy { $0.appendFingerprint(to: &fingerprint) }
+    }
+}
+
+extension Optional: StoredFingerprinting where Wrapped: StoredFingerprinting {
+    func appendFingerprint(to fingerprint: inout [StoredValue]) -> Bool {
+        guard let wrapped = self else {
+            fingerprint.append(.integer(0))
+            return true
+        }
+        fingerprint.append(.integer(1))
+        return wrapped.appendFingerprint(to: &fingerprint)
+    }
+}

@@ -8,14 +8,15 @@ extension Repository {
     /// }
     /// ```
     /// Each element is a fresh fetch (no diff); commits made while the consumer is busy coalesce
-    /// into the next one (the store's observers share one commit subscription). Unlike
-    /// ``observe(where:orderBy:limit:timing:)``, an element is emitted after every such commit,
-    /// even when the result is unchanged. Leaving the loop or cancelling the task ends the
-    /// observation.
+    /// into the next one (the store's observers share one commit subscription). A result
+    /// identical to the last one delivered — the same stored values of every entity and every
+    /// included row, in the same order — is not delivered again. Leaving the loop or cancelling
+    /// the task ends the observation.
     ///
     /// Errors surface from the loop: a ``DepotError`` of kind `.invalidQuery` when this repository
     /// belongs to a ``Transaction``, or what ``fetch(where:orderBy:limit:offset:including:)``
-    /// throws.
+    /// throws. An iterator called again after an error reads again at once (and delivers the
+    /// result unless it is the one delivered before the error).
     public func observe(
         where predicate: Filter<Root>? = nil, orderBy ordering: [Ordering<Root>] = [], limit: Int? = nil,
         including includes: [any IncludeSpec<Root>]
@@ -64,26 +65,49 @@ public struct IncludeObservation<Root: Entity>: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let observation: IncludeObservation
         var observer: IncludeObserver?
+        /// The stored values of the last result delivered (`nil`: none, or not comparable).
+        var delivered: [StoredValue]?
+        /// A read failed (its error thrown): the next call reads at once.
+        var readAgain = false
 
         /// The current result first, then a fresh fetch after each commit to a table the query or
-        /// its includes read; `nil` when the task is cancelled or the store's commit stream ends.
+        /// its includes read, when it differs from the last result delivered; `nil` when the task
+        /// is cancelled or the store's commit stream ends.
         ///
         /// - Throws: ``DepotError`` of kind `.invalidQuery` when the repository belongs to a
         ///   ``Transaction``, or what the fetch throws.
         public mutating func next() async throws -> [Loaded<Root>]? {
-            guard let observer else {
+            let observer: IncludeObserver
+            if let registered = self.observer {
+                observer = registered
+            } else {
                 guard case .store(let store) = observation.repository.context else {
                     throw DepotError(.invalidQuery, "observe the store's repository, not a transaction's")
                 }
                 // Registered before the first fetch, so no commit falls between the two.
-                let registered = IncludeObserver(store: store, tables: observation.tables)
-                self.observer = registered
-                registered.signal.consume()
-                return try await FreshReads.run { try await observation.fetch(observation.repository) }
+                observer = IncludeObserver(store: store, tables: observation.tables)
+                self.observer = observer
+                readAgain = true
             }
-            guard await observer.signal.wait() else { return nil }
-            observer.signal.consume()  // commits so far are all covered by the fetch below
-            return try await FreshReads.run { try await observation.fetch(observation.repository) }
+            while true {
+                if readAgain {
+                    readAgain = false
+                } else {
+                    guard await observer.signal.wait() else { return nil }
+                }
+                observer.signal.consume()  // commits so far are all covered by the fetch below
+                let result: [Loaded<Root>]
+                do {
+                    result = try await FreshReads.run { try await observation.fetch(observation.repository) }
+                } catch {
+                    readAgain = true
+                    throw error
+                }
+                let fingerprint = Loaded.fingerprint(of: result)
+                if let fingerprint, fingerprint == delivered { continue }
+                delivered = fingerprint
+                return result
+            }
         }
     }
 }
