@@ -392,3 +392,12 @@ extension SyncedStore: CommitProgressReporting {
     /// The base store's: its commits are this store's.
     package var commitProgress: CommitProgress? { (base as? any CommitProgressReporting)?.commitProgress }
 }
+
+extension SyncedStore: CommitListening {
+    /// The base store's listener (PostgreSQL's `LISTEN`): its commits are this store's. A base
+    /// without one hears every commit it can at once.
+    package func waitUntilListening(timeout: Duration) async -> Bool {
+        guard let listening = base as? any CommitListening else { return true }
+        return await listening.waitUntilListening(timeout: timeout)
+    }
+}

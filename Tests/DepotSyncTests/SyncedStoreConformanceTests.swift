@@ -1,5 +1,7 @@
 import Depot
+import DepotPostgres
 import DepotSQLite
+import DepotTestSupport
 import DepotTesting
 import Testing
 
@@ -44,5 +46,30 @@ struct SyncedInMemoryStoreConformanceTests {
         let store = SyncedStore(base: InMemoryStore(), synced: SyncedStoreConformanceTests.synced, clock: { .now })
         #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
         try await check.run(on: store)
+    }
+}
+
+@Suite(
+    "SyncedStore conformance, over PostgreSQL",
+    .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"), .timeLimit(.minutes(10)))
+struct SyncedPostgresStoreConformanceTests {
+    @Test("a synced PostgreSQL store passes, every write recorded in the outbox", arguments: StoreConformance.cases)
+    func conformance(_ check: ConformanceCase) async throws {
+        var configuration = try PostgresStore.Configuration(url: try PostgresEnvironment.requireURL())
+        configuration.schema = PostgresEnvironment.scratchSchemaName()
+        configuration.maximumConnections = 4
+        let base = PostgresStore(configuration: configuration)
+        try await withCleanup {
+            try await base.migrate(SyncedStoreConformanceTests.searchMigrations)
+            let store = SyncedStore(base: base, synced: SyncedStoreConformanceTests.synced, clock: { .now })
+            #expect(try await store.repository(TestAirport.self).count() == 0, "each case starts on an empty store")
+            // Bounded: a case that ignores its time limit's cancellation fails, naming itself.
+            try await Deadline.run("the conformance case '\(check.name)'", limit: .seconds(300)) {
+                try await check.run(on: store)
+            }
+        } cleanup: {
+            try? await base.dropSchema()
+            await base.close()
+        }
     }
 }
