@@ -20,6 +20,9 @@ public final class SQLiteEngine: SQLEngine {
     private let removesFolderOnDeinit: Bool
     /// The connections' prepared statements, bounded.
     let statements = SQLiteStatementCache()
+    /// Where writes run: a transaction's body runs on this thread, and its statements reach the
+    /// writer connection without leaving it (see ``withWriter(_:)``).
+    let writerThread = SQLiteWriterThread()
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -95,11 +98,18 @@ public final class SQLiteEngine: SQLEngine {
         try await body(SQLiteConnection(engine: self, isWriter: false))
     }
 
-    /// Lends the pool's writer connection.
+    /// Lends the pool's writer connection, and runs `body` on the writer's own thread: each of its
+    /// statements then runs on the connection at once, where a call from Swift's shared threads
+    /// would hop to the connection's queue and back (two thread switches per statement, most of
+    /// a small transaction's time).
     public func withWriter<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
     ) async throws -> T {
-        try await body(SQLiteConnection(engine: self, isWriter: true))
+        try await WriterExecutor.$current.withValue(writerThread) {
+            try await withTaskExecutorPreference(writerThread) {
+                try await body(SQLiteConnection(engine: self, isWriter: true))
+            }
+        }
     }
 
     /// Nothing to do: `BEGIN IMMEDIATE` holds the database's write lock.
@@ -171,13 +181,22 @@ public struct SQLiteConnection: SQLConnection {
     let isWriter: Bool
 
     /// Runs `body` on the connection; SQLite's errors arrive as `DepotError`s.
+    ///
+    /// On the writer's thread (``SQLiteEngine/withWriter(_:)``), the writer runs `body` there and
+    /// then (a synchronous access); from anywhere else it is awaited on the connection's queue.
     private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return isWriter
-                ? try await engine.database.writeWithoutTransaction(body) : try await engine.database.read(body)
+            guard isWriter else { return try await engine.database.read(body) }
+            if engine.writerThread.isCurrent { return try Self.writeHere(engine.database, body) }
+            return try await engine.database.writeWithoutTransaction(body)
         } catch {
             throw SQLiteErrors.map(error, path: engine.path)
         }
+    }
+
+    /// `body` on the writer connection, from the calling thread (which waits for the connection).
+    private static func writeHere<T>(_ database: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        try database.writeWithoutTransaction(body)
     }
 
     /// Runs `statement`; returns `sqlite3_changes`.
@@ -291,4 +310,23 @@ public struct SQLiteConnection: SQLConnection {
                 rows, sql: sql, table: table, keyPositions: keyPositions, db: db, statements: engine.statements)
         }
     }
+}
+
+/// The thread an engine's writes run on: a serial queue that runs the jobs of the tasks that
+/// prefer it (`withTaskExecutorPreference`), and can tell whether it is the current one.
+final class SQLiteWriterThread: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "depot.sqlite.writer")
+    private let key = DispatchSpecificKey<Bool>()
+
+    init() { queue.setSpecific(key: key, value: true) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+    /// Whether the calling code runs on this thread.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 }

@@ -174,7 +174,10 @@ extension SQLDialect {
     /// The identifier in double quotes. Identifiers come from validated schemas; embedded quotes
     /// are doubled all the same.
     public func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Every statement quotes each name it renders: a name without a quote (all of Depot's
+        // own, and valid identifiers) skips Foundation's search and replace.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// What a search index of `column` of `table` names, quoted: its word table (and that table's

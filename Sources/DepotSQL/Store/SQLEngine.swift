@@ -112,3 +112,11 @@ extension SQLEngine {
     /// Spans through swift-distributed-tracing's bootstrapped tracer.
     public var tracing: SQLTracing { .bootstrapped }
 }
+
+/// The executor an engine runs its writer's work on, while it lends the writer (SQLite's writer
+/// thread); `nil` elsewhere. The store's own detached steps of a transaction (`BEGIN`, `COMMIT`)
+/// run there too.
+package enum WriterExecutor {
+    /// The executor of the writer lent to the current task, if the engine has one.
+    @TaskLocal package static var current: (any TaskExecutor)?
+}

@@ -328,8 +328,11 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     @discardableResult
     static func uncancelled<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
         let context = InstrumentationContext.current
-        return try await Task.detached { try await InstrumentationContext.withValue(context) { try await body() } }
-            .value
+        // On the writer's thread when the engine has one, as the rest of the transaction is.
+        return try await Task.detached(executorPreference: WriterExecutor.current) {
+            try await InstrumentationContext.withValue(context) { try await body() }
+        }
+        .value
     }
 
     /// Announces this store's commits and, while anyone listens, the commits others make to the
