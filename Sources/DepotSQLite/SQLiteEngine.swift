@@ -187,7 +187,12 @@ public struct SQLiteConnection: SQLConnection {
     private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             guard isWriter else { return try await engine.database.read(body) }
-            if engine.writerThread.isCurrent { return try Self.writeHere(engine.database, body) }
+            if engine.writerThread.isCurrent {
+                // As an awaited access does: a cancelled task's next statement throws. (One under
+                // way runs to its end: it is not interrupted, as an awaited one would be.)
+                try Task.checkCancellation()
+                return try Self.writeHere(engine.database, body)
+            }
             return try await engine.database.writeWithoutTransaction(body)
         } catch {
             throw SQLiteErrors.map(error, path: engine.path)

@@ -20,6 +20,29 @@ struct SQLiteTransactionSafetyTests {
         #expect(inserted == 24, "the row inserted by the first caller got every later increment")
     }
 
+    @Test("in a transaction whose task is cancelled, the next statement throws and nothing commits")
+    func cancelledTransaction() async throws {
+        // Statements run on the writer's own thread, not through GRDB's awaited (cancellable)
+        // accesses: what GRDB checked before each access, the transaction's call permits and the
+        // connection's own check (before each statement) check now.
+        let store = try SQLiteStore.temporary()
+        let airports = store.repository(TestAirport.self)
+        let task = Task {
+            try await store.write { tx in
+                let first = TestAirport(icao: "ENGM", name: "Oslo", country: "NO")
+                try await tx.repository(TestAirport.self).insert(first)
+                withUnsafeCurrentTask { $0?.cancel() }
+                let second = TestAirport(icao: "ENBR", name: "Bergen", country: "NO")
+                try await tx.repository(TestAirport.self).insert(second)
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await airports.count() == 0, "nothing of the cancelled transaction commits")
+        // The writer and its thread serve the next transaction.
+        try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
+        #expect(try await airports.fetch().map(\.icao) == ["ENSB"])
+    }
+
     @Test("a savepoint that cannot be rolled back fails the transaction loudly, and nothing commits")
     func unrollableSavepoint() async throws {
         let error = try await SQLTransactionChecks.unrollableSavepointBreaksTheTransaction(try SQLiteStore.temporary())
