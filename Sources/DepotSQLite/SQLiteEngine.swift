@@ -182,8 +182,9 @@ public struct SQLiteConnection: SQLConnection {
 
     /// Runs `body` on the connection; SQLite's errors arrive as `DepotError`s.
     ///
-    /// On the writer's thread (``SQLiteEngine/withWriter(_:)``), the writer runs `body` there and
-    /// then (a synchronous access); from anywhere else it is awaited on the connection's queue.
+    /// On the writer's thread (``SQLiteEngine/withWriter(_:)``), `body` runs on the writer
+    /// connection at once, from that thread (a synchronous access); from anywhere else it is
+    /// awaited on the connection's queue.
     private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             guard isWriter else { return try await engine.database.read(body) }

@@ -176,7 +176,8 @@ enum OutboxRecorder {
         after: [String: [StoredValue]], at now: Date, in base: any StoreWriter
     ) async throws {
         let outbox = Transaction(writer: base).repository(OutboxEntry.self)
-        var next = (try await outbox.first(orderBy: [.descending(\.sequence)])?.sequence ?? 0) + 1
+        // The largest sequence only (an index lookup), not the last entry decoded with its JSON.
+        var next = (try await outbox.max(\.sequence) ?? 0) + 1
         var entries: [OutboxEntry] = []
         for change in try RowReads.changes(of: table, keys: keys, before: before, after: after) {
             let baseText = try change.before.map { row in
