@@ -309,15 +309,15 @@ extension StoreConformance {
             var iterator = counting.repository(RelCountry.self)
                 .observe(where: \.continent == "EU", including: [RelCountry.airports.including(RelAirport.runways)])
                 .makeAsyncIterator()
-            func shown(_ result: [Loaded<RelCountry>]?) throws -> [String] {
-                try (result ?? []).flatMap { country in
+            func shown(_ result: [Loaded<RelCountry>]) throws -> [String] {
+                try result.flatMap { country in
                     try country[RelCountry.airports].map { airport in
                         "\(country.code) \(airport.name) \(try airport[RelAirport.runways].map(\.length))"
                     }
                 }
             }
             #expect(
-                try shown(try await iterator.next())
+                try shown(try #require(await iterator.next(), "the observation ended before its first result"))
                     == ["IS Keflavik []", "NO Bergen [2990]", "NO Oslo [2950, 3600]", "NO Svalbard []"])
             let pending = Task { [iterator] in
                 var iterator = iterator
@@ -335,8 +335,27 @@ extension StoreConformance {
             // The first change it shows is the next element.
             try await runways.upsert(RelRunway(id: 10, airport: "ENSB", length: 2483, position: 1))
             #expect(
-                try shown(try await pending.value)
+                try shown(try #require(await pending.value, "the observation ended before the change"))
                     == ["IS Keflavik []", "NO Bergen [2990]", "NO Oslo [2950, 3600]", "NO Svalbard [2483]"])
+            // A to-one include: a write to another country's row is not delivered, one to the
+            // included country is.
+            var icelandic = airports.observe(where: \.country == "IS", including: [RelAirport.country])
+                .makeAsyncIterator()
+            func countries(_ result: [Loaded<RelAirport>]) throws -> [String] {
+                try result.map { "\($0.icao) \(try $0[RelAirport.country]?.name ?? "none")" }
+            }
+            let first = try #require(await icelandic.next(), "the observation ended before its first result")
+            #expect(try countries(first) == ["BIKF Iceland"])
+            let countriesRepository = counting.repository(RelCountry.self)
+            let next = Task { [icelandic] in
+                var icelandic = icelandic
+                return try await icelandic.next()
+            }
+            fetched = counting.fetchCount
+            try await countriesRepository.upsert(RelCountry(code: "US", name: "USA", continent: "NA"))
+            #expect(await eventually { counting.fetchCount > fetched }, "a to-one include's table re-runs it")
+            try await countriesRepository.upsert(RelCountry(code: "IS", name: "Island", continent: "EU"))
+            #expect(try countries(try #require(await next.value, "the observation ended")) == ["BIKF Island"])
         },
         ConformanceCase("saving an entity with the row it refers to, and sources with children through a mapper") {
             (store: any Store) async throws in
