@@ -14,7 +14,7 @@ import Synchronization
 public final class SQLiteEngine: SQLEngine {
     /// The database file.
     public let path: String
-    let database: DatabasePool
+    package let database: DatabasePool
     /// Whether the external-change monitor runs.
     private let monitorRunning = Mutex(false)
     private let removesFolderOnDeinit: Bool
@@ -189,10 +189,23 @@ public struct SQLiteConnection: SQLConnection {
         do {
             guard isWriter else { return try await engine.database.read(body) }
             if engine.writerThread.isCurrent {
-                // As an awaited access does: a cancelled task's next statement throws. (One under
-                // way runs to its end: it is not interrupted, as an awaited one would be.)
+                // As an awaited access does: a cancelled task's next statement throws, and one
+                // under way is interrupted.
                 try Task.checkCancellation()
-                return try Self.writeHere(engine.database, body)
+                let thread = engine.writerThread
+                return try await withTaskCancellationHandler {
+                    try Self.writeHere(engine.database) { db in
+                        thread.running.withLock { $0 = db.sqliteConnection.map(RunningStatement.init) }
+                        defer { thread.running.withLock { $0 = nil } }
+                        // Cancelled after the check above, before the handler could see the connection.
+                        try Task.checkCancellation()
+                        return try body(db)
+                    }
+                } onCancel: {
+                    // Under the lock, so the connection is still in this statement: SQLite stops
+                    // it at its next step with SQLITE_INTERRUPT (read as the cancellation below).
+                    thread.running.withLock { $0?.interrupt() }
+                }
             }
             return try await engine.database.writeWithoutTransaction(body)
         } catch {
@@ -335,4 +348,17 @@ final class SQLiteWriterThread: TaskExecutor, @unchecked Sendable {
 
     /// Whether the calling code runs on this thread.
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+    /// The writer connection while a statement of this thread runs on it: what a cancelled task
+    /// interrupts.
+    let running = Mutex<RunningStatement?>(nil)
+}
+
+/// A connection with a statement under way, which another thread may interrupt.
+struct RunningStatement: @unchecked Sendable {
+    // `sqlite3_interrupt` is safe from any thread while the connection is open, which the
+    // owner's lock guarantees (it clears this before the statement's access ends).
+    let connection: OpaquePointer
+
+    func interrupt() { sqlite3_interrupt(connection) }
 }

@@ -36,6 +36,9 @@ enum SQLiteErrors {
         } else {
             return error
         }
+        // A statement the task's cancellation interrupted (see `SQLiteConnection`): the
+        // cancellation is what the caller asked for.
+        if code == SQLITE_INTERRUPT, Task.isCancelled { return CancellationError() }
         if message == "integer overflow" || message.hasPrefix("depot overflow") {
             return DepotError(.overflow, "SQLite: \(message)", underlying: error)
         }

@@ -1,8 +1,10 @@
 import Depot
+import DepotSQL
 import DepotSQLite
 import DepotTestSupport
 import DepotTesting
 import Foundation
+import GRDB
 import Testing
 
 @Suite("SQLiteStore transactions the engine ends", .timeLimit(.minutes(10)))
@@ -41,6 +43,63 @@ struct SQLiteTransactionSafetyTests {
         // The writer and its thread serve the next transaction.
         try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
         #expect(try await airports.fetch().map(\.icao) == ["ENSB"])
+    }
+
+    /// A statement that cancels its own task as it starts, then counts to 100 million (most of a
+    /// minute here, unless interrupted): the cancellation lands while the statement is under way.
+    static let cancelledMidStatement = """
+        (SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT depot_test_cancel_task() UNION ALL \
+        SELECT x + 1 FROM c WHERE x < 100000000) SELECT x FROM c))
+        """
+
+    /// `store`'s writer connection with `depot_test_cancel_task()`: cancels the task whose
+    /// statement calls it (the statement runs in that task, on the writer's thread).
+    static func addCancelFunction(to store: SQLiteStore) async throws {
+        try await store.engine.database.writeWithoutTransaction { db in
+            db.add(
+                function: DatabaseFunction("depot_test_cancel_task", argumentCount: 0, pure: false) { _ in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return 1
+                })
+        }
+    }
+
+    @Test("a statement under way when its transaction's task is cancelled is interrupted, and nothing commits")
+    func cancelledMidStatement() async throws {
+        let store = try SQLiteStore.temporary()
+        try await Self.addCancelFunction(to: store)
+        let airports = store.repository(TestAirport.self)
+        let task = Task {
+            try await store.write { tx in
+                try await tx.repository(TestAirport.self).insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
+                _ = try await tx.sql(SQL(stringLiteral: "SELECT " + Self.cancelledMidStatement))
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await airports.count() == 0, "nothing of the cancelled transaction commits")
+        try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
+        #expect(try await airports.fetch().map(\.icao) == ["ENSB"], "the writer serves the next transaction")
+    }
+
+    @Test("a write SQLite interrupts (and so rolls back the whole transaction) reads as the cancellation")
+    func cancelledMidWrite() async throws {
+        let store = try SQLiteStore.temporary()
+        try await Self.addCancelFunction(to: store)
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
+        let task = Task {
+            try await store.write { tx in
+                try await tx.repository(TestAirport.self).insert(
+                    TestAirport(icao: "ENBR", name: "Bergen", country: "NO"))
+                _ = try await tx.sql(
+                    SQL(stringLiteral: "UPDATE airports SET name = 'gone' WHERE " + Self.cancelledMidStatement + " > 0")
+                )
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await airports.fetch().map(\.name) == ["Oslo"], "nothing of the cancelled transaction commits")
+        try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
+        #expect(try await airports.count() == 2, "the writer serves the next transaction")
     }
 
     @Test("a savepoint that cannot be rolled back fails the transaction loudly, and nothing commits")

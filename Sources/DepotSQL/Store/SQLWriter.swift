@@ -173,7 +173,9 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
                         underlying: undoError)
                 }
                 books.breakTransaction(broken)
-                throw broken
+                // A cancelled task's statement may take the transaction down with it (SQLite rolls
+                // back one it interrupts): the caller asked for that, and hears it as such.
+                throw error is CancellationError ? error : broken
             }
             books.rollBack(to: mark)
             throw error
