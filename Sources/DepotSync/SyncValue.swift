@@ -78,6 +78,11 @@ package struct SyncValue: Codable, Hashable, Sendable {
 }
 
 /// JSON text for the outbox's columns, and back.
+///
+/// Keys and values are written by hand, byte for byte as `JSONEncoder` (with `.sortedKeys`)
+/// writes ``SyncValue``s: key texts already stored (outbox entries, row versions, shadows) must
+/// keep matching the texts of the same keys written now. The encoder took most of a recorded
+/// edit's own time. `SyncJSONTests` holds the two to the same bytes.
 package enum SyncJSON {
     package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -87,26 +92,133 @@ package enum SyncJSON {
 
     /// A key as canonical text (equal keys, equal text): what outbox rows are matched by.
     package static func keyText(_ key: some Collection<StoredValue>) throws -> String {
-        try text(key.map(SyncValue.init))
+        var json = JSONText()
+        json.bytes.append(UInt8(ascii: "["))
+        var first = true
+        for value in key {
+            if !first { json.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            try json.append(value)
+        }
+        json.bytes.append(UInt8(ascii: "]"))
+        return json.text
     }
 
     package static func key(_ text: String) throws -> [StoredValue] {
         try JSONDecoder().decode([SyncValue].self, from: Data(text.utf8)).map(\.value)
     }
 
+    /// Values by column name, the names in the order of their UTF-8 bytes (as `.sortedKeys` puts
+    /// them).
     package static func valuesText(_ values: [String: StoredValue]) throws -> String {
-        try text(values.mapValues(SyncValue.init))
+        var json = JSONText()
+        json.bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for (name, value) in values.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            if !first { json.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            json.appendString(name)
+            json.bytes.append(UInt8(ascii: ":"))
+            try json.append(value)
+        }
+        json.bytes.append(UInt8(ascii: "}"))
+        return json.text
     }
 
     package static func values(_ text: String) throws -> [String: StoredValue] {
         try JSONDecoder().decode([String: SyncValue].self, from: Data(text.utf8)).mapValues(\.value)
     }
+}
 
-    private static func text(_ value: some Encodable) throws -> String {
-        do {
-            return String(decoding: try encoder().encode(value), as: UTF8.self)
-        } catch {
-            throw DepotError(.encodingFailed, "a value cannot be kept in the sync outbox: \(error)")
+/// JSON being written: ``SyncValue``'s tagged members, strings escaped as `JSONEncoder` escapes
+/// them (`/` too), numbers as it spells them.
+private struct JSONText {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(64) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// `value` as ``SyncValue`` encodes it.
+    mutating func append(_ value: StoredValue) throws(DepotError) {
+        switch value {
+        case .null:
+            bytes.append(contentsOf: "null".utf8)
+            return
+        case .text(let text):
+            open("text")
+            appendString(text)
+        case .integer(let integer):
+            open("int")
+            bytes.append(contentsOf: String(integer).utf8)
+        case .double(let double) where double.isInfinite:
+            open("real")
+            appendString(double < 0 ? "-Infinity" : "Infinity")
+        case .double(let double):
+            open("real")
+            try appendNumber(double)
+        case .bool(let bool):
+            open("bool")
+            bytes.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .decimal(let decimal):
+            open("decimal")
+            appendString("\(decimal)")
+        case .blob(let data):
+            open("blob")
+            appendString(data.base64EncodedString())
+        case .date(let date):
+            open("date")
+            try appendNumber(date.timeIntervalSinceReferenceDate)
+        case .uuid(let uuid):
+            open("uuid")
+            appendString(uuid.uuidString)
         }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"tag":`
+    private mutating func open(_ tag: StaticString) {
+        bytes.append(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "\""))
+        tag.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// A finite number as `JSONEncoder` spells it: Swift's shortest description, without a
+    /// trailing `.0`.
+    private mutating func appendNumber(_ number: Double) throws(DepotError) {
+        guard number.isFinite else {
+            throw DepotError(
+                .encodingFailed, "a value cannot be kept in the sync outbox: \(number) is not a JSON number")
+        }
+        let text = number.description
+        bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])
+    }
+
+    /// A string, quoted and escaped: `"`, `\`, `/`, and control characters (`\b`, `\f`, `\n`,
+    /// `\r`, `\t`, others as `\u00xx`); everything else as its UTF-8 bytes.
+    mutating func appendString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 }
