@@ -53,8 +53,10 @@ enum SQLiteErrors {
         }
     }
 
-    /// A failure while writing the row with primary key `key` of `table`.
-    static func constraint(_ failure: SQLiteFailure, table: TableDescription, key: [StoredValue]) -> DepotError {
+    /// A failure while writing the row with primary key `key` of `table` (or the cancellation
+    /// that interrupted it).
+    static func constraint(_ failure: SQLiteFailure, table: TableDescription, key: [StoredValue]) -> any Error {
+        if failure.code == SQLITE_INTERRUPT, Task.isCancelled { return CancellationError() }
         let keyText = TableDescription.describeKey(key)
         switch failure.extendedCode {
         case 2067:  // SQLITE_CONSTRAINT_UNIQUE: "UNIQUE constraint failed: table.a, table.b"

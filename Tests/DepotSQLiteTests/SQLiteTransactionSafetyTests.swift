@@ -102,6 +102,28 @@ struct SQLiteTransactionSafetyTests {
         #expect(try await airports.count() == 2, "the writer serves the next transaction")
     }
 
+    @Test("a repository write interrupted inside its savepoint reads as the cancellation, and nothing commits")
+    func cancelledMidRepositoryWrite() async throws {
+        let store = try SQLiteStore.temporary()
+        try await Self.addCancelFunction(to: store)
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
+        // The insert's own statement runs long: a trigger on the writer connection only.
+        try await store.engine.database.writeWithoutTransaction { db in
+            try db.execute(
+                sql: "CREATE TEMP TRIGGER slow_insert AFTER INSERT ON airports BEGIN SELECT "
+                    + Self.cancelledMidStatement + "; END")
+        }
+        let task = Task {
+            try await store.write { tx in
+                try await tx.repository(TestAirport.self).insert(
+                    TestAirport(icao: "ENBR", name: "Bergen", country: "NO"))
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await airports.fetch().map(\.icao) == ["ENGM"], "nothing of the cancelled transaction commits")
+    }
+
     @Test("a savepoint that cannot be rolled back fails the transaction loudly, and nothing commits")
     func unrollableSavepoint() async throws {
         let error = try await SQLTransactionChecks.unrollableSavepointBreaksTheTransaction(try SQLiteStore.temporary())
