@@ -110,9 +110,8 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         guard !distinct.isEmpty else { return references.map { _ in Loaded<Target>?.none } }
         let found = try await targets(
             targetQuery(key.parentColumn, distinct, perParent: false), keyedBy: key.parentColumn, reader)
-        var byKey: [StoredValue: Int] = [:]
-        byKey.reserveCapacity(found.keys.count)
-        for (position, target) in found.keys.enumerated() where byKey[target] == nil { byKey[target] = position }
+        var byKey = KeyPositions(capacity: found.keys.count)
+        for (position, target) in found.keys.enumerated() { byKey.insert(position, forKey: target) }
         return references.map { reference in byKey[reference].map { found.values[$0] } }
     }
 
@@ -134,9 +133,8 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     static func group(_ values: [Loaded<Target>], keys: [StoredValue], under parents: [StoredValue]) -> [any Sendable] {
         // Each parent key's first parent, then each value's owner and each list's length:
         // one hash per parent and per value, one allocation per list.
-        var parentIndex: [StoredValue: Int] = [:]
-        parentIndex.reserveCapacity(parents.count)
-        for (index, parent) in parents.enumerated() where parentIndex[parent] == nil { parentIndex[parent] = index }
+        var parentIndex = KeyPositions(capacity: parents.count)
+        for (index, parent) in parents.enumerated() { parentIndex.insert(index, forKey: parent) }
         var owners = [Int](repeating: -1, count: keys.count)
         var counts = [Int](repeating: 0, count: parents.count)
         for (position, key) in keys.enumerated() {
@@ -190,11 +188,10 @@ extension StoredValue {
     /// The values other than NULL, each once, in first-seen order: keys bound in the order their
     /// rows came (usually key order), which the engines index faster than a hash set's order.
     static func distinct(_ values: [StoredValue]) -> [StoredValue] {
-        var seen: Set<StoredValue> = []
-        seen.reserveCapacity(values.count)
+        var seen = KeyPositions(capacity: values.count)
         var distinct: [StoredValue] = []
         distinct.reserveCapacity(values.count)
-        for value in values where !value.isNull && seen.insert(value).inserted { distinct.append(value) }
+        for value in values where !value.isNull && seen.insert(distinct.count, forKey: value) { distinct.append(value) }
         return distinct
     }
 }

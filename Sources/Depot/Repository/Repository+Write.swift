@@ -221,41 +221,49 @@ enum RowDeduplication {
         guard batch.count > 1 else { return }
         let width = batch.columns.count
         let values = batch.values
-        // A single-column key hashes the value itself, not a one-element array per row.
+        // A single-column key hashes the value itself (as an integer when it is one), not a
+        // one-element array per row.
         if keyIndices.count == 1 {
             let keyIndex = keyIndices[0]
+            var lastRow = KeyPositions(capacity: batch.count)
             try deduplicate(&batch, table: table, duplicates) {
                 [values[$0 * width + keyIndex]]
-            } hashKey: {
-                values[$0 * width + keyIndex]
+            } record: {
+                lastRow.updateValue($0, forKey: values[$0 * width + keyIndex])
+            } last: {
+                lastRow[values[$0 * width + keyIndex]]
             }
         } else {
             let key = { (row: Int) in keyIndices.map { values[row * width + $0] } }
-            try deduplicate(&batch, table: table, duplicates, key: key, hashKey: key)
+            var lastRow: [[StoredValue]: Int] = Dictionary(minimumCapacity: batch.count)
+            try deduplicate(&batch, table: table, duplicates, key: key) {
+                lastRow.updateValue($0, forKey: key($0))
+            } last: {
+                lastRow[key($0)]
+            }
         }
     }
 
-    /// The shared pass: `hashKey` identifies a row's key, `key` spells it for the error message.
-    private static func deduplicate<Key: Hashable>(
+    /// The shared pass: `record` stores a row as the last of its key and returns the row it
+    /// replaces; `last` gives the last row of a row's key; `key` spells it for the error message.
+    private static func deduplicate(
         _ batch: inout RowBatch, table: String, _ duplicates: DuplicateKeys, key: (Int) -> [StoredValue],
-        hashKey: (Int) -> Key
+        record: (Int) -> Int?, last: (Int) -> Int?
     ) throws {
         let width = batch.columns.count
-        var lastRow: [Key: Int] = [:]
-        lastRow.reserveCapacity(batch.count)
-        var repeated = false
-        for row in 0..<batch.count where lastRow.updateValue(row, forKey: hashKey(row)) != nil {
+        var repeated = 0
+        for row in 0..<batch.count where record(row) != nil {
             if duplicates == .reject {
                 throw DepotError(
                     .constraintViolation,
                     "\(table): key \(TableDescription.describeKey(key(row))) appears twice in one insert", table: table)
             }
-            repeated = true
+            repeated += 1
         }
-        guard repeated else { return }
+        guard repeated > 0 else { return }
         var kept: [StoredValue] = []
-        kept.reserveCapacity(lastRow.count * width)
-        for row in 0..<batch.count where lastRow[hashKey(row)] == row {
+        kept.reserveCapacity((batch.count - repeated) * width)
+        for row in 0..<batch.count where last(row) == row {
             kept.append(contentsOf: batch.values[(row * width)..<((row + 1) * width)])
         }
         batch.values = kept
