@@ -93,14 +93,18 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     private func targets(_ query: SelectQuery, keyedBy column: String, _ reader: any StoreReader) async throws
         -> (keys: [StoredValue], values: [Loaded<Target>])
     {
+        let found = try await targetEntities(query, keyedBy: column, reader)
+        return (found.keys, try await Loaded.load(found.entities, nested, reader))
+    }
+
+    /// Targets of `query`, and each one's value of `column`.
+    private func targetEntities(_ query: SelectQuery, keyedBy column: String, _ reader: any StoreReader)
+        async throws -> (keys: [StoredValue], entities: [Target])
+    {
         let schema = Target.schema
         let column = try query.table.requireColumn(column)
         let entities = try await reader.scan(query) { cursor in try schema.decodeAll(&cursor) }
-        let keys = schema.values(of: entities, column: column)
-        var rows: [Loaded<Target>] = []
-        rows.reserveCapacity(entities.count)
-        for entity in entities { rows.append(Loaded(entity: entity, related: [:])) }
-        return (keys, try await Loaded.attach(nested, to: rows, reader))
+        return (schema.values(of: entities, column: column), entities)
     }
 
     private func loadToOne(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
@@ -118,9 +122,14 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
     private func loadToMany(_ parents: [Source], _ reader: any StoreReader) async throws -> [any Sendable] {
         let key = relation.foreignKey
         let parentKeys = try Self.keys(of: parents)
-        let found = try await targets(
-            targetQuery(key.column, StoredValue.distinct(parentKeys), perParent: true), keyedBy: key.column, reader)
-        return Self.group(found.values, keys: found.keys, under: parentKeys)
+        let query = targetQuery(key.column, StoredValue.distinct(parentKeys), perParent: true)
+        guard nested.isEmpty else {
+            let found = try await targets(query, keyedBy: key.column, reader)
+            return Self.group(keys: found.keys, under: parentKeys) { found.values[$0] }
+        }
+        // Nothing nested: each target is wrapped once, straight into its parent's list.
+        let found = try await targetEntities(query, keyedBy: key.column, reader)
+        return Self.group(keys: found.keys, under: parentKeys) { Loaded(entity: found.entities[$0], related: [:]) }
     }
 
     /// The (one-column) primary key of each of `parents`.
@@ -129,29 +138,41 @@ public struct Including<Source: Entity, Target: Entity>: IncludeSpec {
         return schema.values(of: parents, column: schema.primaryKeyIndices[0])
     }
 
-    /// `values` gathered under each of `parents`, by their `keys`, in their order: O(n + m).
-    static func group(_ values: [Loaded<Target>], keys: [StoredValue], under parents: [StoredValue]) -> [any Sendable] {
-        // Each parent key's first parent, then each value's owner and each list's length:
-        // one hash per parent and per value, one allocation per list.
+    /// The targets (`value(i)` is the one with key `keys[i]`) gathered under each of `parents`, in
+    /// their order: O(n + m).
+    static func group(keys: [StoredValue], under parents: [StoredValue], _ value: (Int) -> Loaded<Target>)
+        -> [any Sendable]
+    {
+        // Each parent key's first parent, and each value's owner.
         var parentIndex = KeyPositions(capacity: parents.count)
         for (index, parent) in parents.enumerated() { parentIndex.insert(index, forKey: parent) }
         var owners = [Int](repeating: -1, count: keys.count)
-        var counts = [Int](repeating: 0, count: parents.count)
+        var starts = [Int](repeating: 0, count: parents.count + 1)
         for (position, key) in keys.enumerated() {
             guard let owner = parentIndex[key] else { continue }
             owners[position] = owner
-            counts[owner] += 1
+            starts[owner + 1] += 1
+        }
+        // The values by owner, each owner's in their query order (a counting sort): every list
+        // is then built at its size in one pass, with no growing or uniqueness check per append.
+        for owner in parents.indices { starts[owner + 1] += starts[owner] }
+        var ordered = [Int](repeating: 0, count: starts[parents.count])
+        var next = starts
+        for (position, owner) in owners.enumerated() where owner >= 0 {
+            ordered[next[owner]] = position
+            next[owner] += 1
         }
         var lists: [[Loaded<Target>]] = []
         lists.reserveCapacity(parents.count)
-        for count in counts {
+        for owner in parents.indices {
             var list: [Loaded<Target>] = []
-            list.reserveCapacity(count)
+            list.reserveCapacity(starts[owner + 1] - starts[owner])
+            for position in ordered[starts[owner]..<starts[owner + 1]] { list.append(value(position)) }
             lists.append(list)
         }
-        for (position, owner) in owners.enumerated() where owner >= 0 { lists[owner].append(values[position]) }
         var grouped: [any Sendable] = []
         grouped.reserveCapacity(parents.count)
+        // A parent whose key an earlier parent has shares that parent's list.
         for parent in parents { grouped.append(lists[parentIndex[parent] ?? 0]) }
         return grouped
     }

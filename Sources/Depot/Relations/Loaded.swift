@@ -51,31 +51,38 @@ public struct Loaded<Root: Entity>: Sendable {
     }
 
     /// Wraps `entities` and runs each of `includes` over them (one query per relation level).
+    ///
+    /// Each row is wrapped once, with what every include found for it: no wrapper is built
+    /// empty and copied to be filled.
     static func load(_ entities: [Root], _ includes: [any IncludeSpec<Root>], _ reader: any StoreReader)
         async throws -> [Loaded<Root>]
     {
-        try await attach(includes, to: entities.map { Loaded(entity: $0, related: [:]) }, reader)
-    }
-
-    /// `loaded` with the related values of each of `includes` added.
-    static func attach(_ includes: [any IncludeSpec<Root>], to loaded: [Loaded<Root>], _ reader: any StoreReader)
-        async throws -> [Loaded<Root>]
-    {
-        guard !includes.isEmpty, !loaded.isEmpty else { return loaded }
-        var loaded = loaded
-        var entities: [Root] = []
-        entities.reserveCapacity(loaded.count)
-        for row in loaded { entities.append(row.entity) }
-        var seen: Set<String> = []
-        for include in includes {
-            let values = try await include.load(for: entities, from: reader)
-            guard seen.insert(values.key).inserted else {
-                throw DepotError(
-                    .invalidQuery,
-                    "the fetch of \(Root.self) includes one relation twice: give each relation one include",
-                    table: Root.schema.tableName)
+        var included: [IncludedValues] = []
+        included.reserveCapacity(includes.count)
+        if !entities.isEmpty {
+            var seen: Set<String> = []
+            for include in includes {
+                let values = try await include.load(for: entities, from: reader)
+                guard seen.insert(values.key).inserted else {
+                    throw DepotError(
+                        .invalidQuery,
+                        "the fetch of \(Root.self) includes one relation twice: give each relation one include",
+                        table: Root.schema.tableName)
+                }
+                included.append(values)
             }
-            for index in loaded.indices { loaded[index].related[values.key] = values.values[index] }
+        }
+        var loaded: [Loaded<Root>] = []
+        loaded.reserveCapacity(entities.count)
+        // By index: `enumerated()` would build a generic tuple, a runtime metadata lookup per row
+        // in this unspecialized code.
+        for index in entities.indices {
+            var related: [String: any Sendable] = [:]
+            if !included.isEmpty {
+                related.reserveCapacity(included.count)
+                for values in included { related[values.key] = values.values[index] }
+            }
+            loaded.append(Loaded(entity: entities[index], related: related))
         }
         return loaded
     }
