@@ -52,9 +52,10 @@ struct SQLiteTransactionSafetyTests {
         SELECT x + 1 FROM c WHERE x < 100000000) SELECT x FROM c))
         """
 
-    /// `store`'s writer connection with `depot_test_cancel_task()`: cancels the task whose
-    /// statement calls it (the statement runs in that task, on the writer's thread).
-    static func addCancelFunction(to store: SQLiteStore) async throws {
+    /// A temporary store whose writer connection has `depot_test_cancel_task()`: it cancels the
+    /// task whose statement calls it (the statement runs in that task, on the writer's thread).
+    static func cancellingStore() async throws -> SQLiteStore {
+        let store = try SQLiteStore.temporary()
         try await store.engine.database.writeWithoutTransaction { db in
             db.add(
                 function: DatabaseFunction("depot_test_cancel_task", argumentCount: 0, pure: false) { _ in
@@ -62,20 +63,27 @@ struct SQLiteTransactionSafetyTests {
                     return 1
                 })
         }
+        return store
+    }
+
+    /// Runs `body` in a transaction of `store`, in a task of its own, and expects the
+    /// cancellation to be what it throws.
+    static func expectCancellation(
+        of body: @escaping @Sendable (Transaction) async throws -> Void, on store: SQLiteStore
+    ) async {
+        let task = Task { try await store.write(body) }
+        await #expect(throws: CancellationError.self) { try await task.value }
     }
 
     @Test("a statement under way when its transaction's task is cancelled is interrupted, and nothing commits")
     func cancelledMidStatement() async throws {
-        let store = try SQLiteStore.temporary()
-        try await Self.addCancelFunction(to: store)
+        let store = try await Self.cancellingStore()
         let airports = store.repository(TestAirport.self)
-        let task = Task {
-            try await store.write { tx in
+        await Self.expectCancellation(
+            of: { tx in
                 try await tx.repository(TestAirport.self).insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
                 _ = try await tx.sql(SQL(stringLiteral: "SELECT " + Self.cancelledMidStatement))
-            }
-        }
-        await #expect(throws: CancellationError.self) { try await task.value }
+            }, on: store)
         #expect(try await airports.count() == 0, "nothing of the cancelled transaction commits")
         try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
         #expect(try await airports.fetch().map(\.icao) == ["ENSB"], "the writer serves the next transaction")
@@ -83,20 +91,17 @@ struct SQLiteTransactionSafetyTests {
 
     @Test("a write SQLite interrupts (and so rolls back the whole transaction) reads as the cancellation")
     func cancelledMidWrite() async throws {
-        let store = try SQLiteStore.temporary()
-        try await Self.addCancelFunction(to: store)
+        let store = try await Self.cancellingStore()
         let airports = store.repository(TestAirport.self)
         try await airports.insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
-        let task = Task {
-            try await store.write { tx in
+        await Self.expectCancellation(
+            of: { tx in
                 try await tx.repository(TestAirport.self).insert(
                     TestAirport(icao: "ENBR", name: "Bergen", country: "NO"))
                 _ = try await tx.sql(
                     SQL(stringLiteral: "UPDATE airports SET name = 'gone' WHERE " + Self.cancelledMidStatement + " > 0")
                 )
-            }
-        }
-        await #expect(throws: CancellationError.self) { try await task.value }
+            }, on: store)
         #expect(try await airports.fetch().map(\.name) == ["Oslo"], "nothing of the cancelled transaction commits")
         try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
         #expect(try await airports.count() == 2, "the writer serves the next transaction")
@@ -104,8 +109,7 @@ struct SQLiteTransactionSafetyTests {
 
     @Test("a repository write interrupted inside its savepoint reads as the cancellation, and nothing commits")
     func cancelledMidRepositoryWrite() async throws {
-        let store = try SQLiteStore.temporary()
-        try await Self.addCancelFunction(to: store)
+        let store = try await Self.cancellingStore()
         let airports = store.repository(TestAirport.self)
         try await airports.insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
         // The insert's own statement runs long: a trigger on the writer connection only.
@@ -114,13 +118,11 @@ struct SQLiteTransactionSafetyTests {
                 sql: "CREATE TEMP TRIGGER slow_insert AFTER INSERT ON airports BEGIN SELECT "
                     + Self.cancelledMidStatement + "; END")
         }
-        let task = Task {
-            try await store.write { tx in
+        await Self.expectCancellation(
+            of: { tx in
                 try await tx.repository(TestAirport.self).insert(
                     TestAirport(icao: "ENBR", name: "Bergen", country: "NO"))
-            }
-        }
-        await #expect(throws: CancellationError.self) { try await task.value }
+            }, on: store)
         #expect(try await airports.fetch().map(\.icao) == ["ENGM"], "nothing of the cancelled transaction commits")
     }
 
