@@ -45,6 +45,11 @@ struct SQLiteTransactionSafetyTests {
         #expect(try await airports.fetch().map(\.icao) == ["ENSB"])
     }
 
+    // Cancellation's axes: the statement (a read, a write SQLite rolls back with the transaction,
+    // a repository write inside its savepoint, a trigger's statement) × when the task is cancelled
+    // (before a statement, between two, during one). Each ends in CancellationError, commits
+    // nothing, and leaves the writer serving the next transaction.
+
     /// A statement that cancels its own task as it starts, then counts to 100 million (most of a
     /// minute here, unless interrupted): the cancellation lands while the statement is under way.
     static let cancelledMidStatement = """

@@ -5,7 +5,10 @@ import Foundation
 import Testing
 
 /// The outbox's key and value texts are written by hand; `JSONEncoder` wrote the texts already
-/// stored, which keys are matched against. These hold the two to the same bytes.
+/// stored, which keys are matched against. These hold the two to the same bytes. Axes: every
+/// value kind (null, text, integer, double, bool, decimal, blob, date, UUID); extremes (every
+/// Unicode scalar, NUL and controls, `/` and `\`, ±0, subnormals, the largest double, ±∞, NaN,
+/// Int64 limits); keys of one to three values; value sets of zero to six names, ASCII or any text.
 @Suite("Outbox JSON texts")
 struct SyncJSONTests {
     /// What `JSONEncoder` (`.sortedKeys`) writes for `value`.
