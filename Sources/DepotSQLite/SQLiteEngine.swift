@@ -118,6 +118,13 @@ public final class SQLiteEngine: SQLEngine {
     /// Nothing to do: commits by others are seen through `PRAGMA data_version`.
     public func adopt(_ table: TableDescription, on connection: SQLiteConnection) async throws {}
 
+    /// Whether `error` is `depot_search_ready`'s: a reader met a search queue holding changes.
+    public func isSearchQueuePending(_ error: any Error) -> Bool {
+        let cause = (error as? DepotError)?.underlying ?? error
+        let message = (cause as? SQLiteFailure)?.message ?? (cause as? DatabaseError)?.message
+        return message == SQLFunctions.searchQueuePending
+    }
+
     /// Whether `error` is SQLite's "no such table" for `table`.
     public func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool {
         let cause = (error as? DepotError)?.underlying ?? error

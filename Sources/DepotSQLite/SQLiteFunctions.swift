@@ -43,6 +43,40 @@ enum SQLiteFunctions {
         }
     }
 
+    /// `depot_exact_words(text, tokens)`: ``TextSearch/exactWords(_:tokens:_:)`` ignoring
+    /// diacritics, the tokens joined by U+0001 (a separator: no token holds it); 0 for NULL.
+    static let exactWords: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, arguments in
+        guard let arguments, let argument = arguments[0], let tokens = arguments[1].flatMap(text(of:)) else {
+            sqlite3_result_int64(context, 0)
+            return
+        }
+        let words = tokens.split(separator: "\u{1}").map(String.init)
+        sqlite3_result_int64(
+            context, Int64(TextSearch.exactWords(text(of: argument), tokens: words, .caseAndDiacriticInsensitive)))
+    }
+
+    /// `depot_search_ready(pending, query)` on a reader: `query`, or the error
+    /// ``SQLFunctions/searchQueuePending`` when `pending` is not 0 (the store folds the queue
+    /// through the writer and reads again).
+    static let searchReadyOnReader:
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+            context, _, arguments in
+            guard let arguments, sqlite3_value_int64(arguments[0]) == 0 else {
+                sqlite3_result_error(context, SQLFunctions.searchQueuePending, -1)
+                return
+            }
+            sqlite3_result_value(context, arguments[1])
+        }
+
+    /// `depot_search_ready(pending, query)` on a connection that writes: `query`. A transaction
+    /// folds the queues before it searches, and its own statements queue changes as they run.
+    static let searchReadyOnWriter:
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+            context, _, arguments in
+            sqlite3_result_value(context, arguments?[1])
+        }
+
     /// Sets `transform` of the first argument's text as the result (NULL without text).
     private static func result(
         _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ context: OpaquePointer?, _ transform: (String) -> String
@@ -232,6 +266,12 @@ enum SQLiteFunctions {
             db.sqliteConnection, SQLFunctions.foldDiacritics, 1, flags, nil, foldDiacritics, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.words, 1, flags, nil, words, nil, nil, nil)
         sqlite3_create_function_v2(db.sqliteConnection, SQLFunctions.add, 2, flags, nil, add, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db.sqliteConnection, SQLFunctions.exactWords, 2, flags, nil, exactWords, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db.sqliteConnection, SQLFunctions.searchReady, 2, flags, nil,
+            db.configuration.readonly ? searchReadyOnReader : searchReadyOnWriter, nil, nil, nil)
+        SQLiteSearchTokenizer.register(in: db)
         db.add(collation: decimal)
         db.add(function: DatabaseFunction(SQLFunctions.decimalSum, argumentCount: 1, aggregate: DecimalSum.self))
         db.add(function: DatabaseFunction(SQLFunctions.integerSum, argumentCount: 1, aggregate: IntegerSum.self))

@@ -103,7 +103,10 @@ struct SyncJSONTests {
                     if number.isFinite { return number }
                 }
             case 1:
-                return [0, -0.0, 1, -1, 100, 1e16, 1e15, 1e-7, 0.1, 5e-324, .greatestFiniteMagnitude, 2.5e-5][
+                return [
+                    0, -0.0, 1, -1, 100, 1e16, 1e15, 1e-7, 0.1, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                    2.5e-5,
+                ][
                     Int.random(in: 0..<12, using: &random)]
             case 2: return Double(Int.random(in: -1_000_000...1_000_000, using: &random)) / 8
             default: return Double.random(in: -1e6...1e6, using: &random)

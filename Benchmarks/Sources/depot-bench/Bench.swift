@@ -1,6 +1,6 @@
 import BenchHarness
 import Depot
-import DepotSQLite
+@_spi(Benchmarks) import DepotSQLite
 import Foundation
 import GRDBSQLite
 
@@ -120,6 +120,7 @@ final class RawDatabase {
         let database = RawDatabase(path: path)
         database.registerFold()
         database.registerDistance()
+        precondition(database.handle.map(SQLiteSearchTokenizer.register(on:)) == true, "SQLite here has no FTS5")
         return database
     }
 

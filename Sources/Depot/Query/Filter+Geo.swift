@@ -72,8 +72,8 @@ extension Filter {
     ///
     /// ```swift
     /// let found = try await airports.fetch(where: .matches(\.name, "osl gard"))
-    /// // SQLite: WHERE "icao" IN (SELECT "key" FROM "airports#name#words" WHERE "word" >= ? AND "word" < ?)
-    /// //           AND "icao" IN (SELECT "key" FROM "airports#name#words" WHERE "word" >= ? AND "word" < ?)
+    /// // SQLite: WHERE "airports".rowid IN (SELECT rowid FROM "airports#name#words"
+    /// //           WHERE "airports#name#words" MATCH '"osl"* AND "gard"*')   -- FTS5, Depot's words
     /// ```
     ///
     /// SQL stores answer it from the column's search index, which a migration creates

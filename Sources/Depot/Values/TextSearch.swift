@@ -88,7 +88,8 @@ public enum TextSearch {
 
     /// The table holding the words of `column` of `table`, which a store maintains for
     /// ``MigrationOperation/createSearchIndex(_:_:)``: the word (folded), its form without
-    /// diacritics, and the row's primary key.
+    /// diacritics, and the row's primary key (PostgreSQL's word table; SQLite's FTS5 index goes by
+    /// the same name).
     public static func wordTable(for table: TableDescription, column: String) -> TableDescription {
         let key = table.primaryKey.first.flatMap { name in table.columns.first { $0.name == name } }
         return TableDescription(

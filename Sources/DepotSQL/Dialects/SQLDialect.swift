@@ -123,6 +123,26 @@ public protocol SQLDialect: Sendable {
     /// The query listing the functions of search indexes in the current schema, as `DROP
     /// FUNCTION` takes them; `nil` when search indexes have no functions of their own.
     var searchIndexFunctions: SQLStatement? { get }
+    /// The condition that `column` of `table` holds, for each token, a word it is a prefix of
+    /// (``TextSearch/matches(_:tokens:_:)``), read from the column's search index.
+    func searchMatches(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String
+    /// The order terms of ``TextSearch/exactWords(_:tokens:_:)`` (most first), then the text's
+    /// length (shortest and NULL first).
+    func searchRelevance(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String
+    /// The query listing search indexes in a form an earlier Depot version made, to build again
+    /// (each row: the index's word table); `nil` when there is none.
+    var legacySearchIndexes: SQLStatement? { get }
+    /// The table whose presence (and shape) says that `column` of `table` has its search index.
+    func searchIndexTable(for table: TableDescription, column: String) -> TableDescription
+    /// The queue of changes of the search index of `column` of `table`; `nil` when triggers keep
+    /// the index current themselves.
+    func searchQueue(table: String, column: String) -> SearchQueue?
 
     // MARK: Catalog
 

@@ -212,6 +212,17 @@ extension SQLMigrator {
         }
     }
 
+    /// Drops the search index of `column` of `table` and builds it again over the table as the
+    /// catalog stores it.
+    static func rebuildSearchIndex(
+        of table: String, _ column: String, _ session: any SQLMigrationSession
+    ) async throws {
+        try await dropSearchIndex(table, column, session)
+        let described = try await storedDescription(of: table, session)
+        try TextSearch.checkIndexable(described, column: column)
+        try await createSearchIndex(described, column, session)
+    }
+
     /// `table` as the catalog stores it, to build a search index over.
     private static func storedDescription(of table: String, _ session: any SQLMigrationSession) async throws
         -> TableDescription

@@ -39,6 +39,7 @@ extension SQLStore: MigratableStore, MigrationTransactions {
     ) async throws -> MigrationOutcome {
         defer { schemaChanged() }
         let logger = instruments.logging.logger
+        try await upgradeSearchIndexes()
         let outcome = try await MigrationRunner.migrate(
             migrations, to: target, on: self,
             progress: { step in
@@ -49,6 +50,28 @@ extension SQLStore: MigratableStore, MigrationTransactions {
             "migrated from version \(outcome.from) to \(outcome.to)",
             metadata: ["steps": .array(outcome.steps.map { .string($0) })])
         return outcome
+    }
+
+    /// Builds again, in the current form, the search indexes a Depot version before FTS5 made
+    /// (SQLite word tables, ``SQLDialect/legacySearchIndexes``), in one transaction under the
+    /// migration lock: a search reads only the current form.
+    private func upgradeSearchIndexes() async throws {
+        guard let legacy = renderer.dialect.legacySearchIndexes else { return }
+        try await engine.prepare()
+        let found = try await withReader { try await $0.rows(legacy).rows }
+        guard !found.isEmpty else { return }
+        try await withWriter { session in
+            try await session.lockForMigration()
+            for row in try await session.texts(legacy) {
+                guard let name = row.first ?? nil else { continue }
+                let stem = name.dropLast("#words".count)
+                guard name.hasSuffix("#words"), let hash = stem.lastIndex(of: "#") else { continue }
+                let table = String(stem[..<hash])
+                let column = String(stem[stem.index(after: hash)...])
+                try await SQLMigrator.rebuildSearchIndex(of: table, column, session)
+            }
+        }
+        instruments.logging.logger.info("search indexes rebuilt on FTS5", metadata: ["count": "\(found.count)"])
     }
 
     /// The rows of the `depot_migrations` ledger, in version order; empty when the table does not

@@ -4,60 +4,53 @@ extension SQLFunctions {
     /// `depot_words(text)`: the distinct words of a text (`TextSearch.words(of:)`): a JSON array
     /// on SQLite (read with `json_each`), a set of rows on PostgreSQL.
     public static let words = "depot_words"
+    /// `depot_exact_words(text, tokens)` (SQLite): ``TextSearch/exactWords(_:tokens:_:)`` of the
+    /// text, ignoring diacritics, the tokens joined by U+0001.
+    public static let exactWords = "depot_exact_words"
+    /// `depot_search_ready(pending, query)` (SQLite): `query`, or on a reader connection an error
+    /// (``searchQueuePending``) when `pending` is not 0: a reader cannot fold a search queue, so
+    /// its statement stops before reading a stale index, and the store folds and reads again.
+    public static let searchReady = "depot_search_ready"
+    /// The message of ``searchReady``'s error.
+    public static let searchQueuePending = "depot: a search index queue holds changes"
+}
+
+/// A search index's queue of changes (SQLite): whether it holds any, and the statements that fold
+/// them into the index. Stores fold it before a commit of the table's writes and before a search
+/// in a transaction; a reader's search checks in its own statement that the queue is empty
+/// (``SQLFunctions/searchReady``).
+public struct SearchQueue: Sendable {
+    /// Counts 1 when the queue holds changes, 0 when not.
+    public var pending: SQLStatement
+    /// Folds the queued changes into the index and empties the queue.
+    public var fold: [SQLStatement]
+
+    /// A queue with its check and fold statements.
+    public init(pending: SQLStatement, fold: [SQLStatement]) {
+        self.pending = pending
+        self.fold = fold
+    }
 }
 
 extension SQLRenderer {
     // MARK: - Search
 
-    /// `"key" IN (SELECT "key" FROM <words> WHERE "word" >= ? AND "word" < ?)` for each token:
-    /// a range over the word table's primary key (words in byte order; no word holds U+10FFFF,
-    /// so every word starting with the token sorts below the token followed by it).
+    /// The condition that `column` of `table` holds, for each token, a word starting with it,
+    /// read from the column's search index (``SQLDialect/searchMatches(_:_:_:_:_:)``).
     func renderMatches(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String {
-        guard !tokens.isEmpty else { return "1 = 1" }
-        let words = TextSearch.wordTable(for: table, column: column)
-        let key = quote(table.primaryKey.first ?? "")
-        let field = quote(matching == .caseAndDiacriticInsensitive ? "plain" : "word")
-        return tokens.map { token in
-            let indexed = indexedWord(token)
-            let low = arguments.add(.text(indexed))
-            let high = arguments.add(.text(indexed + "\u{10FFFF}"))
-            let candidates =
-                "\(key) IN (SELECT \"key\" FROM \(quote(words.name)) WHERE \(field) >= \(low) AND \(field) < \(high))"
-            guard indexed != token else { return candidates }
-            // A token longer than what the index holds of a word: the index finds the rows whose
-            // words share what it holds, and the row's own words decide.
-            let word = matching == .caseAndDiacriticInsensitive ? "\(SQLFunctions.foldDiacritics)(w)" : "w"
-            let from = arguments.add(.text(token))
-            let to = arguments.add(.text(token + "\u{10FFFF}"))
-            return
-                "\(candidates) AND EXISTS (SELECT 1 FROM \(SQLFunctions.words)(\(quote(table.name)).\(quote(column))) "
-                + "AS depot_x(w) WHERE \(word) COLLATE \"C\" >= \(from) AND \(word) COLLATE \"C\" < \(to))"
-        }.joined(separator: " AND ")
+        dialect.searchMatches(column, tokens, matching, table, &arguments)
     }
 
-    /// What the word table holds of `word` (see ``SQLDialect/indexedWord(_:)``).
-    func indexedWord(_ word: String) -> String { dialect.indexedWord(word) }
-
-    /// The relevance order: how many of the row's words equal a token, most first, then the
-    /// text's length, shortest (and NULL) first.
+    /// The relevance order (``SQLDialect/searchRelevance(_:_:_:_:_:)``): how many of the row's
+    /// words equal a token, most first, then the text's length, shortest (and NULL) first.
     func renderRelevance(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String {
-        let words = TextSearch.wordTable(for: table, column: column)
-        let field = matching == .caseAndDiacriticInsensitive ? "plain" : "word"
-        let length = "length(\(quote(table.name)).\(quote(column)))"
-        let byLength = dialect.ordering(length, descending: false)
-        // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
-        guard !tokens.isEmpty else { return byLength }
-        let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
-        let exact =
-            "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
-            + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
-        return "\(exact) DESC, \(byLength)"
+        dialect.searchRelevance(column, tokens, matching, table, &arguments)
     }
 
     /// The statements that create the search index of `column` of `table` in `schema` (the

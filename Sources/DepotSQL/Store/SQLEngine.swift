@@ -59,6 +59,9 @@ public protocol SQLEngine: Sendable {
     /// Whether `error` says that `table` does not exist: a read that began before the transaction
     /// creating the table committed (SQLite's snapshots), answered as an empty table.
     func isMissingTable(_ error: any Error, _ table: TableDescription) -> Bool
+    /// Whether `error` says that a search index's queue held changes when a reader searched it
+    /// (``SQLDialect/searchQueue(table:column:)``): the store folds the queues and reads again.
+    func isSearchQueuePending(_ error: any Error) -> Bool
 }
 
 /// One connection of a ``SQLEngine``: it runs rendered statements and reads their rows.
@@ -106,6 +109,9 @@ public protocol SQLConnection: Sendable {
 }
 
 extension SQLEngine {
+    /// Engines whose search indexes have no queue never answer so.
+    public func isSearchQueuePending(_ error: any Error) -> Bool { false }
+
     /// Metrics through swift-metrics' bootstrapped factory, with no dimensions of the engine's own.
     public var metrics: SQLMetrics { SQLMetrics() }
 

@@ -33,6 +33,8 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     let verifiedTables = Mutex<Set<TableDescription>>([])
     /// Tables a read found with the expected shape, not yet adopted: reads never write.
     let readableTables = Mutex<Set<TableDescription>>([])
+    /// The search indexes whose queues commits fold (SQLite).
+    let searchQueues = SearchQueueCatalog()
 
     /// Where every statement is logged and counted (``SQLLogging``, ``SQLMetrics``).
     package let instruments: SQLInstruments
@@ -76,15 +78,17 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     ) async throws -> Result {
         try query.validate()
         try await engine.prepare()
-        return try await withReader { connection in
-            guard let query = try await self.resolved(query, on: connection) else {
-                return try StoredRowsCursor.empty(read)
-            }
-            let statement = self.renderer.select(query)
-            do {
-                return try await connection.scan(statement, table: query.resultTable, read)
-            } catch  where self.engine.isMissingTable(error, query.table) {
-                return try StoredRowsCursor.empty(read)
+        return try await foldingSearchQueues {
+            try await withReader { connection in
+                guard let query = try await self.resolved(query, on: connection) else {
+                    return try StoredRowsCursor.empty(read)
+                }
+                let statement = self.renderer.select(query)
+                do {
+                    return try await connection.scan(statement, table: query.resultTable, read)
+                } catch  where self.engine.isMissingTable(error, query.table) {
+                    return try StoredRowsCursor.empty(read)
+                }
             }
         }
     }
@@ -95,12 +99,14 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     public func count(_ query: SelectQuery) async throws -> Int {
         try query.validate()
         try await engine.prepare()
-        return try await withReader { connection in
-            guard let query = try await self.resolved(query, on: connection) else { return 0 }
-            do {
-                return try await connection.count(self.renderer.count(query))
-            } catch  where self.engine.isMissingTable(error, query.table) {
-                return 0
+        return try await foldingSearchQueues {
+            try await withReader { connection in
+                guard let query = try await self.resolved(query, on: connection) else { return 0 }
+                do {
+                    return try await connection.count(self.renderer.count(query))
+                } catch  where self.engine.isMissingTable(error, query.table) {
+                    return 0
+                }
             }
         }
     }
@@ -154,23 +160,25 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     public func aggregate(_ query: AggregateQuery) async throws -> [[StoredValue]] {
         try query.validate()
         try await engine.prepare()
-        return try await withReader { connection in
-            guard
-                let query = try await query.resolved(exists: {
+        return try await foldingSearchQueues {
+            try await withReader { connection in
+                guard
+                    let query = try await query.resolved(exists: {
+                        try await self.prepareTable($0, on: connection, create: false) != .missing
+                    })
+                else { return query.emptyResult }
+                try await SearchIndexCheck.require(query.predicate, table: query.table, dialect: self.renderer.dialect)
+                {
                     try await self.prepareTable($0, on: connection, create: false) != .missing
-                })
-            else { return query.emptyResult }
-            try await SearchIndexCheck.require(query.predicate, table: query.table) {
-                try await self.prepareTable($0, on: connection, create: false) != .missing
-            }
-            do {
-                return try await self.renderer.run(query, on: connection)
-            } catch  where self.engine.isMissingTable(error, query.table) {
-                return query.emptyResult
+                }
+                do {
+                    return try await self.renderer.run(query, on: connection)
+                } catch  where self.engine.isMissingTable(error, query.table) {
+                    return query.emptyResult
+                }
             }
         }
     }
-
     /// `query` with its subqueries resolved against the tables that exist; `nil` when its own
     /// table does not.
     private func resolved(_ query: SelectQuery, on connection: Connection) async throws -> SelectQuery? {
@@ -179,7 +187,8 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
         }
         guard let resolved = try await query.resolved(exists: exists) else { return nil }
         try await SearchIndexCheck.require(
-            resolved.predicate, ordering: resolved.ordering, table: resolved.table, exists: exists)
+            resolved.predicate, ordering: resolved.ordering, table: resolved.table, dialect: renderer.dialect,
+            exists: exists)
         return resolved
     }
 
@@ -284,6 +293,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
             // A call that failed and could not be undone: its error was caught by the body,
             // but what it wrote must not commit.
             if let broken = writer.books.broken { throw broken }
+            try await writer.foldWrittenSearchQueues()
             let written = writer.end()
             // Under way from before readers can see it until announced (or failed): observers
             // that re-read only the announced rows check that no commit was under way meanwhile.
@@ -405,6 +415,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     public func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
         readableTables.withLock { $0.removeAll() }
+        searchQueues.forget()
     }
 }
 

@@ -18,6 +18,15 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
     @discardableResult
     func end() -> WriterBookkeeping.Written { books.end() }
 
+    /// Checks that the search indexes `predicate` and `ordering` read exist, and folds their
+    /// queues: a search inside the transaction sees its own writes.
+    func searchReady(_ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription) async throws {
+        let searched = try await SearchIndexCheck.require(
+            predicate, ordering: ordering, table: table, dialect: renderer.dialect
+        ) { try await ready($0, create: false) }
+        try await foldSearchQueues(searched)
+    }
+
     /// Whether `table` exists inside this transaction; creates it when `create` is true.
     ///
     /// Tables this transaction created or adopted are only remembered store-wide once it commits.
@@ -40,9 +49,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
             return try StoredRowsCursor.empty(read)
         }
-        try await SearchIndexCheck.require(query.predicate, ordering: query.ordering, table: query.table) {
-            try await ready($0, create: false)
-        }
+        try await searchReady(query.predicate, ordering: query.ordering, table: query.table)
         return try await connection.scan(renderer.select(query), table: query.resultTable, read)
     }
 
@@ -50,7 +57,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         try books.checkActive()
         try query.validate()
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else { return 0 }
-        try await SearchIndexCheck.require(query.predicate, table: query.table) { try await ready($0, create: false) }
+        try await searchReady(query.predicate, table: query.table)
         return try await connection.count(renderer.count(query))
     }
 
@@ -60,7 +67,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         guard let query = try await query.resolved(exists: { try await ready($0, create: false) }) else {
             return query.emptyResult
         }
-        try await SearchIndexCheck.require(query.predicate, table: query.table) { try await ready($0, create: false) }
+        try await searchReady(query.predicate, table: query.table)
         return try await renderer.run(query, on: connection)
     }
 
@@ -107,9 +114,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         guard try await ready(query.table, create: false) else { return 0 }
         var resolved = query
         resolved.predicate = try await query.predicate?.resolvingSubqueries { try await ready($0, create: false) }
-        try await SearchIndexCheck.require(resolved.predicate, table: query.table) {
-            try await ready($0, create: false)
-        }
+        try await searchReady(resolved.predicate, table: query.table)
         let changed: Int
         do {
             changed = try await connection.execute(renderer.update(resolved), as: .write)
@@ -128,7 +133,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         try predicate?.validate(against: table)
         guard try await ready(table, create: false) else { return 0 }
         let resolved = try await predicate?.resolvingSubqueries { try await ready($0, create: false) }
-        try await SearchIndexCheck.require(resolved, table: table) { try await ready($0, create: false) }
+        try await searchReady(resolved, table: table)
         let removed = try await connection.execute(renderer.delete(from: table, where: resolved), as: .delete)
         if removed > 0 { books.touched(table, where: resolved) }
         return removed

@@ -90,6 +90,11 @@ final class WriterBookkeeping: Sendable {
         state.withLock { $0.touchedAnything = true }
     }
 
+    /// The tables Depot's own calls wrote so far, and whether a hand-written statement ran.
+    var written: (tables: Set<String>, anything: Bool) {
+        state.withLock { ($0.touched.tables, $0.touchedAnything) }
+    }
+
     func created(_ table: TableDescription) {
         state.withLock { _ = $0.created.insert(table) }
     }

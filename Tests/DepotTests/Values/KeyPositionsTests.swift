@@ -13,7 +13,7 @@ struct KeyPositionsTests {
     func agreesWithStoredValueDictionary() {
         let pool: [StoredValue] = [
             .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .double(1), .double(-0.0),
-            .double(1.5), .double(9_007_199_254_740_993), .text("1"), .text(""), .null, .bool(true),
+            .double(1.5), .double(9_007_199_254_740_992), .text("1"), .text(""), .null, .bool(true),
             .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID()),
         ]
         var random = SystemRandomNumberGenerator()

@@ -170,10 +170,11 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     public static func dropIndex(_ name: String) -> Self { Self(.dropIndex(name: name)) }
 
     /// Creates the search index of a text column, which ``Filter/matches(_:_:_:)`` and
-    /// ``Ordering/relevance(_:to:_:)`` read: a table of the column's words
-    /// (``TextSearch/wordTable(for:column:)``) filled from the rows there are, and triggers that
-    /// keep it up to date whoever writes the rows (Depot or plain SQL; on SQLite, a connection
-    /// that writes the table needs Depot's functions registered).
+    /// ``Ordering/relevance(_:to:_:)`` read, built from the rows there are and kept up to date
+    /// whoever writes the rows (Depot or plain SQL). On SQLite it is an FTS5 index whose tokens
+    /// are ``TextSearch``'s words, with a queue of changes that plain-SQL triggers fill and Depot
+    /// folds in before each commit and search (so any client can write the table); on PostgreSQL
+    /// a table of the column's words (``TextSearch/wordTable(for:column:)``) kept by triggers.
     ///
     /// ```swift
     /// Migration("4 search names", [.createSearchIndex(Airport.self, \.name)])
@@ -187,7 +188,7 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
         Self(.createSearchIndex(table: Root.schema.table, column: Root.schema.referenceName(column)))
     }
 
-    /// Drops the search index of a text column: its word table and triggers.
+    /// Drops the search index of a text column: its index table, queue and triggers.
     public static func dropSearchIndex<Root: Entity>(_ entity: Root.Type, _ column: KeyPath<Root, some StorableValue>)
         -> Self
     {

@@ -77,4 +77,63 @@ extension PostgresDialect {
             sql: "SELECT p.oid::regprocedure::text FROM pg_proc AS p WHERE p.pronamespace = "
                 + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND p.proname LIKE '%#words#index'")
     }
+
+    /// `"key" IN (SELECT "key" FROM <words> WHERE "word" >= ? AND "word" < ?)` for each token:
+    /// a range over the word table's primary key (words in byte order; no word holds U+10FFFF,
+    /// so every word starting with the token sorts below the token followed by it).
+    public func searchMatches(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        guard !tokens.isEmpty else { return "1 = 1" }
+        let words = TextSearch.wordTable(for: table, column: column)
+        let key = quote(table.primaryKey.first ?? "")
+        let field = quote(matching == .caseAndDiacriticInsensitive ? "plain" : "word")
+        return tokens.map { token in
+            let indexed = indexedWord(token)
+            let low = arguments.add(.text(indexed))
+            let high = arguments.add(.text(indexed + "\u{10FFFF}"))
+            let candidates =
+                "\(key) IN (SELECT \"key\" FROM \(quote(words.name)) WHERE \(field) >= \(low) AND \(field) < \(high))"
+            guard indexed != token else { return candidates }
+            // A token longer than what the index holds of a word: the index finds the rows whose
+            // words share what it holds, and the row's own words decide.
+            let word = matching == .caseAndDiacriticInsensitive ? "\(SQLFunctions.foldDiacritics)(w)" : "w"
+            let from = arguments.add(.text(token))
+            let to = arguments.add(.text(token + "\u{10FFFF}"))
+            return
+                "\(candidates) AND EXISTS (SELECT 1 FROM \(SQLFunctions.words)(\(quote(table.name)).\(quote(column))) "
+                + "AS depot_x(w) WHERE \(word) COLLATE \"C\" >= \(from) AND \(word) COLLATE \"C\" < \(to))"
+        }.joined(separator: " AND ")
+    }
+
+    /// The relevance order: how many of the row's words equal a token, most first, then the
+    /// text's length, shortest (and NULL) first.
+    public func searchRelevance(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        let words = TextSearch.wordTable(for: table, column: column)
+        let field = matching == .caseAndDiacriticInsensitive ? "plain" : "word"
+        let length = "length(\(quote(table.name)).\(quote(column)))"
+        let byLength = ordering(length, descending: false)
+        // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
+        guard !tokens.isEmpty else { return byLength }
+        let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
+        let exact =
+            "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
+            + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
+        return "\(exact) DESC, \(byLength)"
+    }
+
+    /// The word table: a search checks that it is there, with its shape.
+    public func searchIndexTable(for table: TableDescription, column: String) -> TableDescription {
+        TextSearch.wordTable(for: table, column: column)
+    }
+
+    /// PostgreSQL's word tables are the current form.
+    public var legacySearchIndexes: SQLStatement? { nil }
+
+    /// Row triggers keep the word table current: no queue.
+    public func searchQueue(table: String, column: String) -> SearchQueue? { nil }
 }

@@ -203,17 +203,19 @@ extension PredicateNode {
 /// The check SQL stores run before a query that searches: the search index must exist.
 package enum SearchIndexCheck {
     /// Throws unless every search index `predicate` and `ordering` read exists (`exists` answers
-    /// for a word table).
+    /// for the table ``SQLDialect/searchIndexTable(for:column:)`` names); returns the searched
+    /// columns, each with its table.
+    @discardableResult
     package static func require(
-        _ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription,
+        _ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription, dialect: any SQLDialect,
         exists: (TableDescription) async throws -> Bool
-    ) async throws {
+    ) async throws -> [(table: TableDescription, column: String)] {
         var searched = predicate?.searchedColumns(of: table) ?? []
         for term in ordering {
             if case .relevance(let column, _, _) = term { searched.append((table, column)) }
         }
         for (table, column) in searched {
-            guard try await exists(TextSearch.wordTable(for: table, column: column)) else {
+            guard try await exists(dialect.searchIndexTable(for: table, column: column)) else {
                 throw DepotError(
                     .invalidQuery,
                     "searching \(table.entityName).\(column) (table '\(table.name)') needs its search index: add "
@@ -221,5 +223,6 @@ package enum SearchIndexCheck {
                     table: table.name, column: column)
             }
         }
+        return searched.map { (table: $0.0, column: $0.1) }
     }
 }

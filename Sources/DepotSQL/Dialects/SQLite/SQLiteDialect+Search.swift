@@ -1,44 +1,151 @@
 import Depot
 
+/// SQLite's search index: an FTS5 table over the column, tokenized by Depot's `depot` tokenizer
+/// (DepotSQLite registers it on every connection: its tokens are ``TextSearch/words(of:)``), with
+/// external content (the words point at the table's rows by `rowid`; the text is not copied) and
+/// prefix indexes for 2 and 3 bytes.
+///
+/// Plain-SQL triggers append each change to a queue table (`<table>#<column>#words#queue`): the
+/// row, and the text it had when the index last held it. Depot folds the queue into the index
+/// (``SearchQueue``) before a commit and before a search that reads it. Writing FTS5 from the
+/// triggers themselves costs about ten times the insert (each triggering statement flushes FTS5's
+/// pending terms); a queue costs one small row, and the fold writes the index in one statement.
+/// Other clients (the `sqlite3` shell, without Depot's tokenizer) write the table as usual: their
+/// changes wait in the queue.
 extension SQLiteDialect {
-    /// SQLite's word tables hold whole words.
+    /// FTS5 holds whole words.
     public func indexedWord(_ word: String) -> String { word }
 
-    /// The word table (`WITHOUT ROWID`), the words of the rows there are, then its secondary
-    /// indexes (faster after the backfill than while it runs), then the triggers. The insert and
-    /// update triggers first drop the words of the key they write: `INSERT OR REPLACE` / `UPDATE
-    /// OR REPLACE` remove the row they replace without firing delete triggers (unless
-    /// `recursive_triggers` is on, which other clients need not set), and its words would stay.
+    /// The FTS5 table, its queue, the words of the rows there are (`'rebuild'`), then the triggers.
+    ///
+    /// The queue rows say `(rid, held, was)`: the row's rowid, and whether the index held it, with
+    /// text `was`, before this change. A row's first queue entry is the one that counts: the
+    /// fold deletes what the index held then (FTS5's `'delete'` must be given exactly what was
+    /// indexed), then indexes the row's text now, if the row is still there. `INSERT OR REPLACE`
+    /// and `UPDATE OR REPLACE` remove the row they replace without firing delete triggers, so the
+    /// `BEFORE` triggers record a row that holds the written key already.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let (words, name, base, key, text, keyType) = searchIndexNames(table, column)
-        let insert = { (row: String) in
-            "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT value, "
-                + "\(SQLFunctions.foldDiacritics)(value), \(row).\(key) FROM json_each(\(SQLFunctions.words)(\(row).\(text)))"
-        }
+        let (words, name, base, key, text, _) = searchIndexNames(table, column)
+        let queue = quote(words.name + "#queue")
+        let trigger = { (suffix: String) in self.quote(words.name + "#" + suffix) }
+        let replaced =
+            "INSERT INTO \(queue) (rid, held, was) SELECT rowid, 1, \(text) FROM \(base) WHERE \(key) = NEW.\(key)"
         return [
-            "CREATE TABLE \(name) (\"word\" TEXT NOT NULL, \"plain\" TEXT NOT NULL, \"key\" \(keyType) NOT NULL, "
-                + "PRIMARY KEY (\"word\", \"key\")) WITHOUT ROWID",
-            "INSERT OR IGNORE INTO \(name) (\"word\", \"plain\", \"key\") SELECT w.value, "
-                + "\(SQLFunctions.foldDiacritics)(w.value), t.\(key) FROM \(base) AS t, "
-                + "json_each(\(SQLFunctions.words)(t.\(text))) AS w",
-            "CREATE INDEX \(quote(words.name + "#plain")) ON \(name) (\"plain\", \"key\")",
-            "CREATE INDEX \(quote(words.name + "#key")) ON \(name) (\"key\")",
-            "CREATE TRIGGER \(quote(words.name + "#insert")) AFTER INSERT ON \(base) BEGIN "
-                + "DELETE FROM \(name) WHERE \"key\" = NEW.\(key); \(insert("NEW")); END",
-            "CREATE TRIGGER \(quote(words.name + "#update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
-                + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key) OR \"key\" = NEW.\(key); \(insert("NEW")); END",
-            "CREATE TRIGGER \(quote(words.name + "#delete")) AFTER DELETE ON \(base) BEGIN "
-                + "DELETE FROM \(name) WHERE \"key\" = OLD.\(key); END",
+            "CREATE VIRTUAL TABLE \(name) USING fts5(\(text), content=\(literal(table.name)), content_rowid='rowid', "
+                + "tokenize='depot', prefix='2 3', columnsize=0)",
+            "CREATE TABLE \(queue) (rid INTEGER NOT NULL, held INTEGER NOT NULL, was TEXT)",
+            "INSERT INTO \(name) (\(name)) VALUES ('rebuild')",
+            "CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(base) BEGIN \(replaced); END",
+            "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(base) BEGIN "
+                + "INSERT INTO \(queue) (rid, held, was) VALUES (NEW.rowid, 0, NULL); END",
+            "CREATE TRIGGER \(trigger("rekey")) BEFORE UPDATE OF \(key) ON \(base) WHEN NEW.\(key) IS NOT OLD.\(key) "
+                + "BEGIN \(replaced) AND rowid <> OLD.rowid; END",
+            "CREATE TRIGGER \(trigger("update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
+                + "INSERT INTO \(queue) (rid, held, was) VALUES (OLD.rowid, 1, OLD.\(text)), (NEW.rowid, 0, NULL); END",
+            "CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(base) BEGIN "
+                + "INSERT INTO \(queue) (rid, held, was) VALUES (OLD.rowid, 1, OLD.\(text)); END",
         ]
     }
 
-    /// The statements that drop the search index of `column` of `table` on SQLite: triggers, functions, word table.
+    /// The statements that drop the search index of `column` of `table` on SQLite: triggers, queue,
+    /// FTS5 table (or the word table of Depot versions before FTS5, whose triggers had the same names).
     public func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         let words = TextSearch.wordTable(for: table, column: column).name
-        return ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quote(words + "#" + $0))" }
-            + ["DROP TABLE IF EXISTS \(quote(words))"]
+        return ["replace", "insert", "rekey", "update", "delete"].map {
+            "DROP TRIGGER IF EXISTS \(quote(words + "#" + $0))"
+        } + ["DROP TABLE IF EXISTS \(quote(words + "#queue"))", "DROP TABLE IF EXISTS \(quote(words))"]
     }
 
     /// The triggers go with their tables: no functions of their own.
     public var searchIndexFunctions: SQLStatement? { nil }
+
+    /// The queue table: a search checks that it is there (a word table of a Depot version before
+    /// FTS5 has none; ``SQLMigrator`` rebuilds those).
+    public func searchIndexTable(for table: TableDescription, column: String) -> TableDescription {
+        let words = TextSearch.wordTable(for: table, column: column)
+        return TableDescription(
+            name: words.name + "#queue", entityName: "\(table.entityName) search queue of \(column)",
+            columns: [
+                .init(name: "rid", type: .integer, isNullable: false),
+                .init(name: "held", type: .integer, isNullable: false),
+                .init(name: "was", type: .text, isNullable: true),
+            ], primaryKey: [])
+    }
+
+    /// The word tables of Depot versions before FTS5 (plain tables named `…#words`).
+    public var legacySearchIndexes: SQLStatement? {
+        SQLStatement(
+            sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%#words' "
+                + "AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
+    }
+
+    /// Whether the queue holds changes, and the statements that fold them into the index.
+    public func searchQueue(table: String, column: String) -> SearchQueue? {
+        let words = TextSearch.wordTable(
+            for: TableDescription(name: table, entityName: table, columns: [], primaryKey: []), column: column
+        ).name
+        let (name, queue, base, text) = (quote(words), quote(words + "#queue"), quote(table), quote(column))
+        return SearchQueue(
+            pending: SQLStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM \(queue) LIMIT 1)"),
+            fold: [
+                SQLStatement(
+                    sql: "INSERT INTO \(name) (\(name), rowid, \(text)) SELECT 'delete', rid, was FROM \(queue) "
+                        + "WHERE held = 1 AND rowid IN (SELECT min(rowid) FROM \(queue) GROUP BY rid)"),
+                SQLStatement(
+                    sql: "INSERT INTO \(name) (rowid, \(text)) SELECT rowid, \(text) FROM \(base) "
+                        + "WHERE rowid IN (SELECT rid FROM \(queue))"),
+                SQLStatement(sql: "DELETE FROM \(queue)"),
+            ])
+    }
+
+    /// `"table".rowid IN (SELECT rowid FROM <fts> WHERE <fts> MATCH ?)`: each token a prefix
+    /// term, all required (`"osl"* AND "gard"*`); ignoring diacritics, a token also matches the
+    /// marked diacritic-free forms (`("sao"* OR "\u{1}sao"*)`).
+    public func searchMatches(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        guard !tokens.isEmpty else { return "1 = 1" }
+        let expression = tokens.map { token in
+            matching == .caseAndDiacriticInsensitive ? "(\"\(token)\"* OR \"\u{1}\(token)\"*)" : "\"\(token)\"*"
+        }.joined(separator: " AND ")
+        return rowsMatching(expression, column, table, &arguments)
+    }
+
+    /// How many of the row's words equal a token, most first, then the text's length. Counting
+    /// case-insensitively, one whole-word lookup per token (a word equals at most one token);
+    /// ignoring diacritics, two words may fold to one token, so `depot_exact_words` counts them.
+    public func searchRelevance(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String {
+        let text = "\(quote(table.name)).\(quote(column))"
+        let byLength = ordering("length(\(text))", descending: false)
+        guard !tokens.isEmpty else { return byLength }
+        let exact: String
+        if matching == .caseAndDiacriticInsensitive {
+            exact = "\(SQLFunctions.exactWords)(\(text), \(arguments.add(.text(tokens.joined(separator: "\u{1}")))))"
+        } else {
+            // Each lookup in parentheses: `a IN (…) + b IN (…)` would parse as `a IN ((…) + b) IN (…)`.
+            exact =
+                "("
+                + tokens.map { "(\(rowsMatching("\"\($0)\"", column, table, &arguments)))" }
+                .joined(separator: " + ") + ")"
+        }
+        return "\(exact) DESC, \(byLength)"
+    }
+
+    /// `"table".rowid IN (SELECT rowid FROM <fts> WHERE <fts> MATCH ?)` with `expression` bound,
+    /// passed through the check that the queue is empty: the argument of `MATCH` is evaluated
+    /// before FTS5 looks anything up (a separate constant condition would be checked only once a
+    /// row came, and a stale index may have none).
+    private func rowsMatching(
+        _ expression: String, _ column: String, _ table: TableDescription, _ arguments: inout ArgumentList
+    ) -> String {
+        let words = TextSearch.wordTable(for: table, column: column).name
+        let index = quote(words)
+        let pending = "(SELECT count(*) FROM (SELECT 1 FROM \(quote(words + "#queue")) LIMIT 1))"
+        return "\(quote(table.name)).rowid IN (SELECT rowid FROM \(index) WHERE \(index) MATCH "
+            + "\(SQLFunctions.searchReady)(\(pending), \(arguments.add(.text(expression)))))"
+    }
 }
