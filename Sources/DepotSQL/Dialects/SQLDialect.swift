@@ -129,6 +129,12 @@ public protocol SQLDialect: Sendable {
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String
+    /// The count of the rows of `table` whose `column` matches `tokens`, read from the search
+    /// index alone; `nil` when the index cannot count them without the table.
+    func searchCount(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String?
     /// The order terms of ``TextSearch/exactWords(_:tokens:_:)`` (most first), then the text's
     /// length (shortest and NULL first).
     func searchRelevance(

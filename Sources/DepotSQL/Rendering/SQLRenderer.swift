@@ -88,6 +88,12 @@ public struct SQLRenderer: Sendable {
             return SQLStatement(sql: "SELECT COUNT(*) FROM (\(rows.sql)) AS counted", arguments: rows.arguments)
         }
         var builder = ArgumentList(dialect: dialect)
+        if query.limit == nil && (query.offset ?? 0) == 0,
+            case .matches(let column, let tokens, let matching)? = query.predicate,
+            let counted = dialect.searchCount(column, tokens, matching, query.table, &builder)
+        {
+            return SQLStatement(sql: counted, arguments: builder.values)
+        }
         var filter = ""
         if let predicate = query.predicate {
             filter = " WHERE " + render(predicate, query.table, &builder)

@@ -131,6 +131,12 @@ extension PostgresDialect {
         TextSearch.wordTable(for: table, column: column)
     }
 
+    /// A word table holds a row per word: counting rows takes the table.
+    public func searchCount(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String? { nil }
+
     /// PostgreSQL's word tables are the current form.
     public var legacySearchIndexes: SQLStatement? { nil }
 

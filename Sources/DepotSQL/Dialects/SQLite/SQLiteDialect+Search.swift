@@ -90,7 +90,8 @@ extension SQLiteDialect {
             fold: [
                 SQLStatement(
                     sql: "INSERT INTO \(name) (\(name), rowid, \(text)) SELECT 'delete', rid, was FROM \(queue) "
-                        + "WHERE held = 1 AND rowid IN (SELECT min(rowid) FROM \(queue) GROUP BY rid)"),
+                        + "WHERE held = 1 AND rowid IN (SELECT min(rowid) FROM \(queue) WHERE rid IN "
+                        + "(SELECT rid FROM \(queue) WHERE held = 1) GROUP BY rid)"),
                 SQLStatement(
                     sql: "INSERT INTO \(name) (rowid, \(text)) SELECT rowid, \(text) FROM \(base) "
                         + "WHERE rowid IN (SELECT rid FROM \(queue))"),
@@ -106,10 +107,26 @@ extension SQLiteDialect {
         _ arguments: inout ArgumentList
     ) -> String {
         guard !tokens.isEmpty else { return "1 = 1" }
-        let expression = tokens.map { token in
+        return rowsMatching(matchExpression(tokens, matching), column, table, &arguments)
+    }
+
+    /// The FTS5 query of `tokens`: each a prefix term, all required (`"osl"* AND "gard"*`);
+    /// ignoring diacritics, a token also matches the marked diacritic-free forms.
+    private func matchExpression(_ tokens: [String], _ matching: TextMatching) -> String {
+        tokens.map { token in
             matching == .caseAndDiacriticInsensitive ? "(\"\(token)\"* OR \"\u{1}\(token)\"*)" : "\"\(token)\"*"
         }.joined(separator: " AND ")
-        return rowsMatching(expression, column, table, &arguments)
+    }
+
+    /// `SELECT count(*) FROM <fts> WHERE <fts> MATCH ?`: the index holds each row of the table
+    /// once (the queue folded), so it counts them without looking a row up.
+    public func searchCount(
+        _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
+        _ arguments: inout ArgumentList
+    ) -> String? {
+        guard !tokens.isEmpty else { return nil }
+        let (index, match) = indexMatch(matchExpression(tokens, matching), column, table, &arguments)
+        return "SELECT count(*) FROM \(index) WHERE \(match)"
     }
 
     /// How many of the row's words equal a token, most first, then the text's length. Counting
@@ -142,10 +159,17 @@ extension SQLiteDialect {
     private func rowsMatching(
         _ expression: String, _ column: String, _ table: TableDescription, _ arguments: inout ArgumentList
     ) -> String {
+        let (index, match) = indexMatch(expression, column, table, &arguments)
+        return "\(quote(table.name)).rowid IN (SELECT rowid FROM \(index) WHERE \(match))"
+    }
+
+    /// The quoted FTS5 table and `<fts> MATCH depot_search_ready(<queue holds changes>, ?)`.
+    private func indexMatch(
+        _ expression: String, _ column: String, _ table: TableDescription, _ arguments: inout ArgumentList
+    ) -> (index: String, match: String) {
         let words = TextSearch.wordTable(for: table, column: column).name
         let index = quote(words)
         let pending = "(SELECT count(*) FROM (SELECT 1 FROM \(quote(words + "#queue")) LIMIT 1))"
-        return "\(quote(table.name)).rowid IN (SELECT rowid FROM \(index) WHERE \(index) MATCH "
-            + "\(SQLFunctions.searchReady)(\(pending), \(arguments.add(.text(expression)))))"
+        return (index, "\(index) MATCH \(SQLFunctions.searchReady)(\(pending), \(arguments.add(.text(expression))))")
     }
 }
