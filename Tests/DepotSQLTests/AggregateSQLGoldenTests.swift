@@ -252,7 +252,8 @@ struct SearchSQLGoldenTests {
         // A count of the matches alone reads the index alone (it holds each row once).
         let counted = SQLRenderer(dialect: .sqlite).count(
             SelectQuery(table: TestAirport.schema.table, predicate: Filter<TestAirport>.matches(\.name, "osl").node))
-        #expect(counted.sql.hasPrefix("SELECT count(*) FROM \"airports#name#words\" WHERE \"airports#name#words\" MATCH "))
+        #expect(
+            counted.sql.hasPrefix("SELECT count(*) FROM \"airports#name#words\" WHERE \"airports#name#words\" MATCH "))
         #expect(counted.arguments == [.text("\"osl\"*")])
         // Ignoring diacritics: a token also matches the marked diacritic-free forms; relevance
         // counts in Swift (two words may fold to one token).
