@@ -43,7 +43,7 @@ enum SQLiteFunctions {
         }
     }
 
-    /// `depot_exact_words(text, tokens)`: ``TextSearch/exactWords(_:tokens:_:)`` ignoring
+    /// `depot_exact_words(text, tokens)`: `TextSearch.exactWords(_:tokens:_:)` ignoring
     /// diacritics, the tokens joined by U+0001 (a separator: no token holds it); 0 for NULL.
     static let exactWords: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, _, arguments in

@@ -5,12 +5,12 @@ import GRDB
 import GRDBSQLite
 
 /// The FTS5 tokenizer behind SQLite's search indexes (`depot`), registered on every connection:
-/// a text's tokens are exactly ``TextSearch/words(of:)``, so an FTS5 index answers `.matches`
+/// a text's tokens are exactly `TextSearch.words(of:)`, so an FTS5 index answers `.matches`
 /// and `.relevance` as every other store does.
 ///
-/// Each word whose diacritic-free form (``TextFolding/foldIgnoringDiacritics(_:)``) differs is
+/// Each word whose diacritic-free form (`TextFolding.foldIgnoringDiacritics(_:)`) differs is
 /// followed, at the same position, by that form marked with U+0001 (a separator, so no word
-/// holds it): one index serves ``TextMatching/caseAndDiacriticInsensitive`` too. A query string
+/// holds it): one index serves `TextMatching.caseAndDiacriticInsensitive` too. A query string
 /// that starts with U+0001 asks for marked forms. ASCII text is split in C (`CDepotFTS5`), the
 /// rest here.
 @_spi(Benchmarks) public enum SQLiteSearchTokenizer {
@@ -39,7 +39,7 @@ import GRDBSQLite
     static let marker: UInt8 = 0x01
 
     /// The tokens of `text` as the tokenizer emits them (`query` for a query string), through the
-    /// C fast path where it applies: what tests compare with ``TextSearch/words(of:)``.
+    /// C fast path where it applies: what tests compare with `TextSearch.words(of:)`.
     static func tokens(of text: String, query: Bool = false) -> [(token: String, colocated: Bool)] {
         final class Collected { var tokens: [(token: String, colocated: Bool)] = [] }
         let collected = Collected()

@@ -124,7 +124,7 @@ public protocol SQLDialect: Sendable {
     /// FUNCTION` takes them; `nil` when search indexes have no functions of their own.
     var searchIndexFunctions: SQLStatement? { get }
     /// The condition that `column` of `table` holds, for each token, a word it is a prefix of
-    /// (``TextSearch/matches(_:tokens:_:)``), read from the column's search index.
+    /// (`TextSearch.matches(_:tokens:_:)`), read from the column's search index.
     func searchMatches(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
@@ -135,7 +135,7 @@ public protocol SQLDialect: Sendable {
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String?
-    /// The order terms of ``TextSearch/exactWords(_:tokens:_:)`` (most first), then the text's
+    /// The order terms of `TextSearch.exactWords(_:tokens:_:)` (most first), then the text's
     /// length (shortest and NULL first).
     func searchRelevance(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,

@@ -4,7 +4,7 @@ extension SQLFunctions {
     /// `depot_words(text)`: the distinct words of a text (`TextSearch.words(of:)`): a JSON array
     /// on SQLite (read with `json_each`), a set of rows on PostgreSQL.
     public static let words = "depot_words"
-    /// `depot_exact_words(text, tokens)` (SQLite): ``TextSearch/exactWords(_:tokens:_:)`` of the
+    /// `depot_exact_words(text, tokens)` (SQLite): `TextSearch.exactWords(_:tokens:_:)` of the
     /// text, ignoring diacritics, the tokens joined by U+0001.
     public static let exactWords = "depot_exact_words"
     /// `depot_search_ready(pending, query)` (SQLite): `query`, or on a reader connection an error

@@ -1,7 +1,7 @@
 import Depot
 
 /// SQLite's search index: an FTS5 table over the column, tokenized by Depot's `depot` tokenizer
-/// (DepotSQLite registers it on every connection: its tokens are ``TextSearch/words(of:)``), with
+/// (DepotSQLite registers it on every connection: its tokens are `TextSearch.words(of:)`), with
 /// external content (the words point at the table's rows by `rowid`; the text is not copied) and
 /// prefix indexes for 2 and 3 bytes.
 ///
@@ -60,7 +60,7 @@ extension SQLiteDialect {
     public var searchIndexFunctions: SQLStatement? { nil }
 
     /// The queue table: a search checks that it is there (a word table of a Depot version before
-    /// FTS5 has none; ``SQLMigrator`` rebuilds those).
+    /// FTS5 has none; `SQLMigrator` rebuilds those).
     public func searchIndexTable(for table: TableDescription, column: String) -> TableDescription {
         let words = TextSearch.wordTable(for: table, column: column)
         return TableDescription(
