@@ -272,6 +272,29 @@ struct SQLiteSearchIndexTests {
         try await Self.expectIndexMatchesRows(store, path)
     }
 
+    @Test("a search index on a WITHOUT ROWID table fails its step naming the table, and writes nothing")
+    func withoutRowidIsRefused() async throws {
+        let store = try SQLiteStore.temporary()
+        let steps = Migrations([
+            Migration(
+                "1 words",
+                [
+                    .sql(
+                        sqlite: "CREATE TABLE airports (icao TEXT NOT NULL PRIMARY KEY, iata TEXT, name TEXT NOT NULL, "
+                            + "city TEXT, country TEXT NOT NULL, elevation REAL NOT NULL, lat REAL NOT NULL, "
+                            + "lon REAL NOT NULL) WITHOUT ROWID")
+                ]),
+            Migration("2 search", [.createSearchIndex(TestAirport.self, \.name)]),
+        ])
+        let error = await #expect(throws: DepotError.self) { try await store.migrate(steps) }
+        #expect(error?.kind == .migration)
+        #expect("\(error.map { String(describing: $0) } ?? "")".contains("'airports' is a WITHOUT ROWID table"))
+        #expect(try await store.appliedMigrations().map(\.version) == [1])
+        let leftovers = try await store.sql(
+            "SELECT name FROM sqlite_master WHERE name LIKE 'airports#%'", decoding: String.self)
+        #expect(leftovers == [])
+    }
+
     /// The search index of `airports.name` as Depot made it before FTS5.
     static let legacyIndex = [
         "CREATE TABLE \"airports#name#words\" (\"word\" TEXT NOT NULL, \"plain\" TEXT NOT NULL, \"key\" TEXT NOT NULL, "

@@ -144,6 +144,9 @@ public protocol SQLDialect: Sendable {
     /// The query listing search indexes in a form an earlier Depot version made, to build again
     /// (each row: the index's word table); `nil` when there is none.
     var legacySearchIndexes: SQLStatement? { get }
+    /// A query counting why `table` cannot have a search index on this engine, with what to say
+    /// when it counts more than 0; `nil` when every table can.
+    func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)?
     /// The table whose presence (and shape) says that `column` of `table` has its search index.
     func searchIndexTable(for table: TableDescription, column: String) -> TableDescription
     /// The queue of changes of the search index of `column` of `table`; `nil` when triggers keep

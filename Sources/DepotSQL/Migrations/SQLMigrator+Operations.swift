@@ -194,6 +194,11 @@ extension SQLMigrator {
     static func createSearchIndex(
         _ table: TableDescription, _ column: String, _ session: any SQLMigrationSession
     ) async throws {
+        if let refusal = session.dialect.searchIndexRefusal(on: table.name),
+            let found = try await session.texts(refusal.query).first?.first ?? nil, found != "0"
+        {
+            throw DepotError(.migration, refusal.reason, table: table.name, column: column)
+        }
         let schema = try await currentSchema(session)
         for statement in SQLRenderer(dialect: session.dialect).createSearchIndex(
             on: table, column: column, schema: schema)

@@ -137,6 +137,9 @@ extension PostgresDialect {
         _ arguments: inout ArgumentList
     ) -> String? { nil }
 
+    /// Any table with a one-column key can have a word table.
+    public func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)? { nil }
+
     /// PostgreSQL's word tables are the current form.
     public var legacySearchIndexes: SQLStatement? { nil }
 

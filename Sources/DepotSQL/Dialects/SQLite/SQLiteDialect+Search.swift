@@ -72,6 +72,16 @@ extension SQLiteDialect {
             ], primaryKey: [])
     }
 
+    /// FTS5 points at rows by rowid: a `WITHOUT ROWID` table has none.
+    public func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)? {
+        (
+            SQLStatement(
+                sql: "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND name = ? AND wr = 1",
+                arguments: [.text(table)]),
+            "a search index on SQLite points at rows by rowid, and '\(table)' is a WITHOUT ROWID table"
+        )
+    }
+
     /// The word tables of Depot versions before FTS5 (plain tables named `…#words`).
     public var legacySearchIndexes: SQLStatement? {
         SQLStatement(
