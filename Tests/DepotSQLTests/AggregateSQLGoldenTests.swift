@@ -277,6 +277,26 @@ struct SearchSQLGoldenTests {
         #expect(TextSearch.tokens(of: "São  são SAO", .caseAndDiacriticInsensitive) == ["sao"])
     }
 
+    @Test("a search of a table without exactly one key column fails naming the table, before any SQL")
+    func searchNeedsOneKey() async {
+        let keyless = TableDescription(
+            name: "notes", entityName: "Note", columns: [.init(name: "text", type: .text, isNullable: false)],
+            primaryKey: [])
+        let error = await #expect(throws: DepotError.self) {
+            try await SearchIndexCheck.require(
+                .matches(column: "text", tokens: ["a"], matching: .caseInsensitive), table: keyless,
+                dialect: SQLiteDialect.sqlite
+            ) { _ in true }
+        }
+        #expect(error?.kind == .invalidQuery)
+        #expect(error?.table == "notes")
+        #expect("\(error.map { String(describing: $0) } ?? "")".contains("needs a one-column primary key; it has 0"))
+        #expect(
+            SearchIndexName.parts(of: "a#b#c#words#queue", suffix: "#words#queue").map { "\($0.table)|\($0.column)" }
+                == "a#b|c")
+        #expect(SearchIndexName.parts(of: "#words", suffix: "#words") == nil)
+    }
+
     @Test("the search index is FTS5 and a queue on SQLite, a word table on PostgreSQL, each with triggers")
     func index() {
         let table = TestAirport.schema.table

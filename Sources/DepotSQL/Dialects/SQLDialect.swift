@@ -209,6 +209,11 @@ extension SQLDialect {
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// The quoted key column a search index names rows by. Searches and index creation refuse a
+    /// table without exactly one key column first (`SearchIndexCheck`, `TextSearch.checkIndexable`),
+    /// naming it; the empty name here is never rendered for such a table.
+    func searchKey(of table: TableDescription) -> String { quote(table.primaryKey.first ?? "") }
+
     /// What a search index of `column` of `table` names, quoted: its word table (and that table's
     /// quoted name), the table, its key, the column, and the declared type of the word table's key.
     func searchIndexNames(_ table: TableDescription, _ column: String) -> (
@@ -216,7 +221,7 @@ extension SQLDialect {
     ) {
         let words = TextSearch.wordTable(for: table, column: column)
         return (
-            words, quote(words.name), quote(table.name), quote(table.primaryKey.first ?? ""), quote(column),
+            words, quote(words.name), quote(table.name), searchKey(of: table), quote(column),
             typeName(words.columns[2].type)
         )
     }

@@ -63,12 +63,9 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         try await withWriter { session in
             try await session.lockForMigration()
             for row in try await session.texts(legacy) {
-                guard let name = row.first ?? nil else { continue }
-                let stem = name.dropLast("#words".count)
-                guard name.hasSuffix("#words"), let hash = stem.lastIndex(of: "#") else { continue }
-                let table = String(stem[..<hash])
-                let column = String(stem[stem.index(after: hash)...])
-                try await SQLMigrator.rebuildSearchIndex(of: table, column, session)
+                guard let name = row.first ?? nil, let index = SearchIndexName.parts(of: name, suffix: "#words")
+                else { continue }
+                try await SQLMigrator.rebuildSearchIndex(of: index.table, index.column, session)
             }
         }
         instruments.logging.logger.info("search indexes rebuilt on FTS5", metadata: ["count": "\(found.count)"])

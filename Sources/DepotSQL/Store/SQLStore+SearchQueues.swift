@@ -3,6 +3,18 @@ import Synchronization
 
 // MARK: - Search index queues (SQLite)
 
+/// The table and column a search index's catalog name (`<table>#<column><suffix>`) names.
+package enum SearchIndexName {
+    /// `nil` for a name without `suffix`, or without a column before it.
+    package static func parts(of name: String, suffix: String) -> (table: String, column: String)? {
+        guard name.hasSuffix(suffix) else { return nil }
+        let stem = name.dropLast(suffix.count)
+        guard let hash = stem.lastIndex(of: "#"), hash != stem.startIndex else { return nil }
+        let column = stem[stem.index(after: hash)...]
+        return column.isEmpty ? nil : (String(stem[..<hash]), String(column))
+    }
+}
+
 /// The search indexes with a queue (``SearchQueue``) the database holds, by table: learned from
 /// the catalog once, forgotten on ``SQLStore/schemaChanged()``.
 final class SearchQueueCatalog: Sendable {
@@ -51,13 +63,12 @@ extension SQLStore {
     func searchQueueColumns(on connection: Connection) async throws -> [String: [String]] {
         guard renderer.dialect.searchQueue(table: "t", column: "c") != nil else { return [:] }
         return try await searchQueues.columns {
-            let suffix = "#words#queue"
             var found: [String: [String]] = [:]
             for row in try await connection.rows(renderer.catalogTables).rows {
-                guard case .text(let name)? = row.first, name.hasSuffix(suffix) else { continue }
-                let stem = name.dropLast(suffix.count)
-                guard let hash = stem.lastIndex(of: "#") else { continue }
-                found[String(stem[..<hash]), default: []].append(String(stem[stem.index(after: hash)...]))
+                guard case .text(let name)? = row.first,
+                    let index = SearchIndexName.parts(of: name, suffix: "#words#queue")
+                else { continue }
+                found[index.table, default: []].append(index.column)
             }
             return found
         }
@@ -76,12 +87,7 @@ extension SQLWriter {
 
     /// Folds every queue of the database that holds changes.
     func foldAllSearchQueues() async throws {
-        for (table, columns) in try await store.searchQueueColumns(on: connection) {
-            for column in columns {
-                guard let queue = renderer.dialect.searchQueue(table: table, column: column) else { continue }
-                try await fold(queue)
-            }
-        }
+        try await foldSearchQueues(of: store.searchQueueColumns(on: connection)) { _ in true }
     }
 
     /// Folds the queues of the tables this transaction wrote (every queue after a hand-written
@@ -90,7 +96,12 @@ extension SQLWriter {
         let indexes = try await store.searchQueueColumns(on: connection)
         guard !indexes.isEmpty else { return }
         let written = books.written
-        for (table, columns) in indexes where written.anything || written.tables.contains(table) {
+        try await foldSearchQueues(of: indexes) { written.anything || written.tables.contains($0) }
+    }
+
+    /// Folds the queues of `indexes` (columns by table) whose table `included` accepts.
+    private func foldSearchQueues(of indexes: [String: [String]], where included: (String) -> Bool) async throws {
+        for (table, columns) in indexes where included(table) {
             for column in columns {
                 guard let queue = renderer.dialect.searchQueue(table: table, column: column) else { continue }
                 try await fold(queue)

@@ -87,7 +87,7 @@ extension PostgresDialect {
     ) -> String {
         guard !tokens.isEmpty else { return "1 = 1" }
         let words = TextSearch.wordTable(for: table, column: column)
-        let key = quote(table.primaryKey.first ?? "")
+        let key = searchKey(of: table)
         let field = quote(matching == .caseAndDiacriticInsensitive ? "plain" : "word")
         return tokens.map { token in
             let indexed = indexedWord(token)
@@ -122,7 +122,7 @@ extension PostgresDialect {
         let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
         let exact =
             "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
-            + "\(quote(table.name)).\(quote(table.primaryKey.first ?? "")) AND depot_w.\(quote(field)) IN (\(list)))"
+            + "\(quote(table.name)).\(searchKey(of: table)) AND depot_w.\(quote(field)) IN (\(list)))"
         return "\(exact) DESC, \(byLength)"
     }
 

@@ -215,6 +215,14 @@ package enum SearchIndexCheck {
             if case .relevance(let column, _, _) = term { searched.append((table, column)) }
         }
         for (table, column) in searched {
+            // A search index names rows by their key (``SQLDialect/searchKey(of:)``).
+            guard table.primaryKey.count == 1 else {
+                throw DepotError(
+                    .invalidQuery,
+                    "searching \(table.entityName).\(column) (table '\(table.name)') needs a one-column primary "
+                        + "key; it has \(table.primaryKey.count)",
+                    table: table.name, column: column)
+            }
             guard try await exists(dialect.searchIndexTable(for: table, column: column)) else {
                 throw DepotError(
                     .invalidQuery,
