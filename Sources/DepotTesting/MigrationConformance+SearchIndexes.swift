@@ -69,7 +69,7 @@ private func searchAgrees<Root: Entity>(
     }
 }
 
-/// The catalog's names that start with `prefix#` (word tables, their indexes, triggers and
+/// The catalog's names that start with `prefix#` (search indexes, their tables, triggers and
 /// functions), on a store that runs SQL; `nil` on one that does not.
 private func leftovers(_ store: any MigratableStore, _ prefix: String) async throws -> [String]? {
     let pattern = prefix + "#%"

@@ -273,6 +273,12 @@ private func createAirportsByHand(for store: PostgresStore, extra: String = "", 
     "PostgreSQL search index", .enabled(if: PostgresEnvironment.isConfigured, "DEPOT_POSTGRES_URL is not set"),
     .timeLimit(.minutes(10)))
 struct PostgresSearchIndexTests {
+    /// The airports table with a search index on its names.
+    static let searchedNames = Migrations([
+        Migration("1", [.createTable(TestAirport.self)]),
+        Migration("2", [.createSearchIndex(TestAirport.self, \.name)]),
+    ])
+
     @Test("depot_words in the server splits text into exactly the words TextSearch finds")
     func wordsAgree() async throws {
         try await PostgresTestServer.withStore { store in
@@ -310,14 +316,106 @@ struct PostgresSearchIndexTests {
         }
     }
 
-    @Test("rows written by plain SQL are found by search: the index is kept by the server's triggers")
+    @Test(
+        "depot_search_vector holds TextSearch's words cut at 200 characters, and marked diacritic-free forms of non-ASCII text"
+    )
+    func searchVectorAgrees() async throws {
+        try await PostgresTestServer.withStore { store in
+            _ = try await store.repository(TestAirport.self).count()
+            let schema = try #require(store.configuration.schema)
+            var generator = SplitMix64(state: 4_099)
+            let pieces = [
+                "Oslo", "GARDERMOEN", "São", " ", ",", "-", "\u{2014}", "\u{00A0}", "«", "·", "Straße", "ǅ", "ﬁ",
+                "e\u{301}", "\u{301}", "日本", "42", "_", "'", "\u{10FFFF}", "İ", "Ωmega", "\t", "\u{1}",
+                String(repeating: "é", count: 210), String(repeating: "Ab", count: 130), "ÆRØ",
+            ]
+            var samples = ["Oslo Airport, Gardermoen", "", "   ", "a-b_c d.e", "«Ümlaut» · Straße"]
+            for _ in 0..<800 {
+                let length = Int.random(in: 1...8, using: &generator)
+                samples.append(
+                    (0..<length).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined())
+            }
+            func cut(_ word: String) -> String { PostgresDialect().indexedWord(word) }
+            // Quotes doubled scalar by scalar: a quote and a combining mark are one Character.
+            func literal(_ text: String) -> String {
+                var quoted = String.UnicodeScalarView()
+                for scalar in text.unicodeScalars {
+                    if scalar == "'" { quoted.append(scalar) }
+                    quoted.append(scalar)
+                }
+                return "'" + String(quoted) + "'"
+            }
+            let values = samples.enumerated().map { "(\($0.offset), \(literal($0.element)))" }
+            let rows = try await PostgresTestServer.rawRows(
+                "SELECT n::text, coalesce(string_agg(w, ' ' ORDER BY w COLLATE \"C\"), '') FROM (VALUES "
+                    + values.joined(separator: ", ") + ") AS v(n, s) LEFT JOIN LATERAL "
+                    + "unnest(tsvector_to_array(depot_search_vector(s))) AS w ON true GROUP BY n ORDER BY n",
+                schema: schema)
+            #expect(rows.count == samples.count)
+            for row in rows {
+                let index = try #require(row[0].flatMap { Int($0) })
+                let sample = samples[index]
+                let words = TextSearch.words(of: sample)
+                var expected = Set(words.map(cut))
+                if !sample.utf8.allSatisfy({ $0 < 0x80 }) {
+                    for word in words {
+                        let plain = cut(TextFolding.foldIgnoringDiacritics(word))
+                        if !plain.isEmpty { expected.insert("\u{1}" + plain) }
+                    }
+                }
+                let sorted = expected.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                #expect(
+                    (row[1] ?? "") == sorted.joined(separator: " "),
+                    "\(sample.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+            // depot_exact_words (the relevance of rows that are not ASCII) against TextSearch's.
+            let tokens = ["sao", "são", "straße", "strasse", "e", "é", "oslo", "日本", "aeø"]
+            let list = literal(tokens.joined(separator: "\u{1}"))
+            let exact = try await PostgresTestServer.rawRows(
+                "SELECT n::text, depot_exact_words(s, \(list), false)::text, depot_exact_words(s, \(list), true)::text "
+                    + "FROM (VALUES " + values.joined(separator: ", ") + ") AS v(n, s) ORDER BY n",
+                schema: schema)
+            for row in exact {
+                let sample = samples[try #require(row[0].flatMap { Int($0) })]
+                #expect(row[1] == "\(TextSearch.exactWords(sample, tokens: tokens, .caseInsensitive))", "\(sample)")
+                #expect(
+                    row[2] == "\(TextSearch.exactWords(sample, tokens: tokens, .caseAndDiacriticInsensitive))",
+                    "\(sample)")
+            }
+        }
+    }
+
+    @Test("a text whose distinct words exceed what a tsvector holds fails its write naming the limit, writing nothing")
+    func searchVectorCapacity() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.searchedNames)
+            let airports = store.repository(TestAirport.self)
+            // 600 kB of ASCII distinct words (past the inlined path's 500,000 bytes) is indexed.
+            var generator = SplitMix64(state: 77)
+            func words(_ count: Int, length: Int) -> String {
+                (0..<count).map { _ in
+                    String((0..<length).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &generator)! })
+                }.joined(separator: " ")
+            }
+            var large = TestAirport.sample[0]
+            large.name = words(60_000, length: 9) + " needle"
+            try await airports.insert(large)
+            #expect(try await airports.fetch(where: .matches(\.name, "needl")).map(\.icao) == [large.icao])
+            // 1.2 MB of distinct words is refused, and the batch it came in writes nothing.
+            var huge = TestAirport.sample[1]
+            huge.name = words(120_000, length: 9)
+            let error = await #expect(throws: DepotError.self) {
+                try await airports.insert([TestAirport.sample[2], huge])
+            }
+            #expect("\(error.map { String(describing: $0) } ?? "")".contains("too large for a search index"))
+            #expect(try await airports.count() == 1)
+        }
+    }
+
+    @Test("rows written by plain SQL are found by search: the server keeps the index")
     func plainSQLWriters() async throws {
         try await PostgresTestServer.withStore { store in
-            try await store.migrate(
-                Migrations([
-                    Migration("1", [.createTable(TestAirport.self)]),
-                    Migration("2", [.createSearchIndex(TestAirport.self, \.name)]),
-                ]))
+            try await store.migrate(Self.searchedNames)
             let airports = store.repository(TestAirport.self)
             try await airports.insert(TestAirport.sample)
             let schema = try #require(store.configuration.schema)

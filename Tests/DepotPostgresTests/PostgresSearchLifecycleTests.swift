@@ -78,13 +78,17 @@ struct PostgresSearchLifecycleTests {
                         Migration("3", [.renameColumn("name", to: "title", in: "airports")]),
                         Migration("4", [.renameTable("airports", to: "fields")]),
                     ]))
-            // Writes by a foreign client and reads of the word table under the new names.
+            // Writes by a foreign client, the index under the new names.
             _ = try await PostgresTestServer.rawRows(
                 "INSERT INTO \"fields\" (icao, title, country, elevation, lat, lon) VALUES ('XNEW', 'Wombat Park', 'ZZ', 0, 0, 0)",
                 schema: schema)
-            let words = try await PostgresTestServer.rawRows(
-                "SELECT count(*)::text FROM \"fields#title#words\" WHERE word = 'wombat'", schema: schema)
-            #expect(words == [["1"]])
+            let index = try await PostgresTestServer.rawRows(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'fields#title#words' AND schemaname = '\(schema)'",
+                schema: schema)
+            #expect(index.first?.first??.hasSuffix("USING gin (depot_search_vector(title))") == true, "\(index)")
+            let found = try await PostgresTestServer.rawRows(
+                "SELECT icao FROM fields WHERE depot_search_vector(title) @@ '''wombat'':*'::tsquery", schema: schema)
+            #expect(found == [["XNEW"]])
             let leftovers = try await PostgresTestServer.rawRows(
                 "SELECT relname FROM pg_class WHERE relname LIKE 'airports#%' "
                     + "AND relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = '\(schema)') "
@@ -124,6 +128,52 @@ struct PostgresSearchLifecycleTests {
             #expect(
                 try await airports.fetch(where: .matches(\.name, word)).map(\.icao).sorted()
                     == Self.scan(TestAirport.sample, word))
+        }
+    }
+
+    @Test("migrate rebuilds a word table of a Depot version before the GIN index as the index, dropping its triggers")
+    func legacyWordTable() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let schema = try #require(store.configuration.schema)
+            // The form earlier versions made: a word table kept by a row trigger and a TRUNCATE trigger.
+            _ = try await PostgresTestServer.rawRows(
+                """
+                DROP INDEX "airports#name#words";
+                CREATE TABLE "airports#name#words" ("word" text COLLATE "C" NOT NULL, "plain" text COLLATE "C" NOT NULL,
+                  "key" text NOT NULL, PRIMARY KEY ("word", "key"));
+                INSERT INTO "airports#name#words" SELECT DISTINCT w, depot_fold_diacritics(w), icao FROM airports,
+                  depot_words(name) AS w ON CONFLICT DO NOTHING;
+                CREATE FUNCTION "airports#name#words#index"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                  IF TG_OP = 'TRUNCATE' THEN DELETE FROM "airports#name#words"; RETURN NULL; END IF;
+                  DELETE FROM "airports#name#words" WHERE "key" = coalesce(OLD.icao, NEW.icao);
+                  IF TG_OP <> 'DELETE' THEN INSERT INTO "airports#name#words" SELECT w, depot_fold_diacritics(w),
+                  NEW.icao FROM depot_words(NEW.name) AS w ON CONFLICT DO NOTHING; END IF; RETURN NULL; END $$;
+                CREATE TRIGGER "airports#name#words#index" AFTER INSERT OR DELETE OR UPDATE OF name, icao
+                  ON airports FOR EACH ROW EXECUTE FUNCTION "airports#name#words#index"();
+                CREATE TRIGGER "airports#name#words#truncate" AFTER TRUNCATE ON airports
+                  FOR EACH STATEMENT EXECUTE FUNCTION "airports#name#words#index"();
+                INSERT INTO airports (icao, name, country, elevation, lat, lon) VALUES ('XOLD', 'Quokka Meadow', 'ZZ', 0, 0, 0)
+                """, schema: schema)
+            // Until migrate upgrades it, a search says the index is missing rather than reading stale words.
+            store.schemaChanged()
+            await #expect(throws: DepotError.self) { try await airports.count(where: .matches(\.name, "quok")) }
+            try await store.migrate(Self.v1)
+            #expect(try await airports.fetch(where: .matches(\.name, "quok")).map(\.icao) == ["XOLD"])
+            let all = try await airports.fetch()
+            for prefix in ["a", "gard", "int"] {
+                #expect(
+                    try await airports.fetch(where: .matches(\.name, prefix)).map(\.icao).sorted()
+                        == Self.scan(all, prefix))
+            }
+            let catalog = try await PostgresTestServer.rawRows(
+                "SELECT relname || ':' || relkind::text FROM pg_class WHERE relname LIKE 'airports#%' AND relnamespace = "
+                    + "(SELECT oid FROM pg_namespace WHERE nspname = '\(schema)') UNION ALL SELECT tgname FROM pg_trigger "
+                    + "WHERE tgname LIKE 'airports#%' UNION ALL SELECT proname FROM pg_proc WHERE proname LIKE 'airports#%'",
+                schema: schema)
+            #expect(catalog == [["airports#name#words:i"]], "only the GIN index is left: \(catalog)")
         }
     }
 

@@ -83,11 +83,11 @@ struct StoreStatementGoldenTests {
         #expect(PostgresDialect().catalogTypeName(.date) == "timestamp with time zone")
     }
 
-    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's five functions, marked")
+    @Test("PostgreSQL setup: one locked transaction creates the schema and Depot's eight functions, marked")
     func postgresSetup() {
         let statements = PostgresDialect.setup(schema: "scratch")
         let setup = statements.map(\.sql)
-        #expect(setup.count == 12)
+        #expect(setup.count == 18)
         #expect(setup[0] == "SELECT pg_advisory_xact_lock(74118001, hashtext($1))")
         #expect(statements[0].arguments == [.text("scratch")])
         #expect(
@@ -97,8 +97,12 @@ struct StoreStatementGoldenTests {
         #expect(setup[2] == PostgresDialect.foldFunction)
         #expect(setup[3] == PostgresDialect.foldDiacriticsFunction)
         #expect(setup[4] == PostgresDialect.wordsFunction)
+        // The search vector's helper first: the vector's SQL-standard body names it when created.
+        #expect(setup[5] == PostgresDialect.searchVectorUnicodeFunction)
+        #expect(setup[6] == PostgresDialect.searchVectorFunction)
+        #expect(setup[7] == PostgresDialect.exactWordsFunction)
         #expect(
-            setup[5]
+            setup[8]
                 == "CREATE OR REPLACE FUNCTION depot_distance(lat1 double precision, lon1 double precision, "
                 + "lat2 double precision, lon2 double precision) RETURNS double precision LANGUAGE sql IMMUTABLE "
                 + "STRICT PARALLEL SAFE AS $$ SELECT 2.0::float8 * 6371.0088::float8 * asin(sqrt(least(1.0::float8, "
@@ -107,25 +111,29 @@ struct StoreStatementGoldenTests {
                 + "+ cos(lat1 * (pi() / 180.0::float8)) * cos(lat2 * (pi() / 180.0::float8)) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8) "
                 + "* sin(((lon2 - lon1) * (pi() / 180.0::float8)) / 2.0::float8)))) $$")
-        #expect(setup[6].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
+        #expect(setup[9].hasPrefix("CREATE OR REPLACE FUNCTION depot_announce_commit() RETURNS trigger"))
         let version = PostgresDialect.setupVersion
         #expect(
-            Array(setup[7...]) == [
+            Array(setup[10...]) == [
                 "COMMENT ON FUNCTION depot_fold(text) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_fold_diacritics(text) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_words(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_search_vector_unicode(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_search_vector(text) IS '\(version)'",
+                "COMMENT ON FUNCTION depot_exact_words(text, text, boolean) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_distance(double precision, double precision, double precision, "
                     + "double precision) IS '\(version)'",
                 "COMMENT ON FUNCTION depot_announce_commit() IS '\(version)'",
             ])
-        #expect(PostgresDialect.setup(schema: nil).count == 11)
+        #expect(PostgresDialect.setup(schema: nil).count == 17)
         #expect(
             PostgresDialect.setupCheck.sql
                 == "SELECT count(*) FROM pg_proc WHERE pronamespace = "
                 + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
-                + "AND proname IN ('depot_fold', 'depot_fold_diacritics', 'depot_words', 'depot_distance', 'depot_announce_commit') "
+                + "AND proname IN ('depot_fold', 'depot_fold_diacritics', 'depot_words', 'depot_search_vector_unicode', "
+                + "'depot_search_vector', 'depot_exact_words', 'depot_distance', 'depot_announce_commit') "
                 + "AND obj_description(oid, 'pg_proc') = $1")
-        #expect(PostgresDialect.setupFunctionCount == 5)
+        #expect(PostgresDialect.setupFunctionCount == 8)
         #expect(
             PostgresDialect.markWriter("id")
                 == SQLStatement(sql: "SELECT set_config('depot.writer', $1, true)", arguments: [.text("id")]))

@@ -486,6 +486,7 @@ struct DepotBench {
             results += try await FluentCases.run(n: n, rows: rows)
             if let postgres {
                 results += try await postgres.run(n: n, rows: rows, updated: updated)
+                results += try await postgres.runSearch(n: n, base: airports)
             }
         }
         // One size: a migration step over a million rows (time and resident memory).

@@ -12,7 +12,7 @@ import PostgresNIO
 // INSERT … ON CONFLICT from it). Run when DEPOT_POSTGRES_URL is set.
 
 /// The PostgreSQL half of depot-bench.
-struct PostgresCases {
+struct PostgresCases: Sendable {
     let configuration: PostgresStore.Configuration
     let connection: PostgresConnection
     let logger = Logger(label: "depot-bench")

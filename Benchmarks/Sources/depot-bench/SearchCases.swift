@@ -158,11 +158,11 @@ enum SearchCases {
         }
     }
 
-    /// The statements SQLiteStore renders for the count and the fetch of `filter`.
-    static func depotSQL(_ filter: Filter<BenchAirport>, _ order: Ordering<BenchAirport>) -> (
-        count: SQLStatement, fetch: SQLStatement
-    ) {
-        let renderer = SQLRenderer(dialect: .sqlite)
+    /// The statements a store of `dialect` renders for the count and the fetch of `filter`.
+    static func depotSQL(
+        _ filter: Filter<BenchAirport>, _ order: Ordering<BenchAirport>, dialect: any SQLDialect = SQLiteDialect()
+    ) -> (count: SQLStatement, fetch: SQLStatement) {
+        let renderer = SQLRenderer(dialect: dialect)
         let table = BenchAirport.schema.table
         return (
             renderer.count(SelectQuery(table: table, predicate: filter.node)),
@@ -368,13 +368,8 @@ enum SearchCases {
 
         var results: [BenchResult] = []
         func record(_ name: String, subject: String, _ medians: [Double], baselines: [String], floor: Double? = nil) {
-            for (index, baseline) in baselines.enumerated() {
-                var result = BenchResult(
-                    case: name, backend: "sqlite", n: n, subject: subject, medianMilliseconds: medians[0],
-                    baseline: baseline, baselineMedianMilliseconds: medians[index + 1])
-                result.floor = floor
-                results.append(result)
-            }
+            results += SearchCases.results(
+                name, backend: "sqlite", n: n, subject: subject, medians, baselines: baselines, floor: floor)
         }
         if selected(insertName) {
             record(
@@ -468,6 +463,20 @@ enum SearchCases {
             }
         }
         return results
+    }
+
+    /// One result per baseline: `medians[0]` is the subject's, `medians[i + 1]` baseline i's.
+    nonisolated static func results(
+        _ name: String, backend: String, n: Int, subject: String, _ medians: [Double], baselines: [String],
+        floor: Double?
+    ) -> [BenchResult] {
+        baselines.enumerated().map { index, baseline in
+            var result = BenchResult(
+                case: name, backend: backend, n: n, subject: subject, medianMilliseconds: medians[0],
+                baseline: baseline, baselineMedianMilliseconds: medians[index + 1])
+            result.floor = floor
+            return result
+        }
     }
 
     /// Runs the sides alternately (one warm-up round, then `rounds` timed ones, the order

@@ -86,10 +86,10 @@ public enum TextSearch {
         return words
     }
 
-    /// The table holding the words of `column` of `table`, which a store maintains for
-    /// ``MigrationOperation/createSearchIndex(_:_:)``: the word (folded), its form without
-    /// diacritics, and the row's primary key (PostgreSQL's word table; SQLite's FTS5 index goes by
-    /// the same name).
+    /// The name (`<table>#<column>#words`) of the search index of `column` of `table`
+    /// (``MigrationOperation/createSearchIndex(_:_:)``: SQLite's FTS5 table, PostgreSQL's GIN
+    /// index), as the word table earlier Depot versions kept: the word (folded), its form without
+    /// diacritics, and the row's primary key.
     public static func wordTable(for table: TableDescription, column: String) -> TableDescription {
         let key = table.primaryKey.first.flatMap { name in table.columns.first { $0.name == name } }
         return TableDescription(

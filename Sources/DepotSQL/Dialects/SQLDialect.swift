@@ -113,7 +113,7 @@ public protocol SQLDialect: Sendable {
 
     // MARK: Search
 
-    /// What a word table holds of `word`.
+    /// What a search index holds of `word`.
     func indexedWord(_ word: String) -> String
     /// The statements that create the search index of `column` of `table` (see
     /// ``SQLRenderer/createSearchIndex(on:column:schema:)``).
@@ -147,8 +147,11 @@ public protocol SQLDialect: Sendable {
     /// A query counting why `table` cannot have a search index on this engine, with what to say
     /// when it counts more than 0; `nil` when every table can.
     func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)?
-    /// The table whose presence (and shape) says that `column` of `table` has its search index.
-    func searchIndexTable(for table: TableDescription, column: String) -> TableDescription
+    /// What says that `column` of `table` has its search index.
+    func searchIndexProbe(for table: TableDescription, column: String) -> SearchIndexProbe
+    /// The query listing the names of the search indexes in the current schema (`<table>#<column>#words`
+    /// among other names), legacy forms included.
+    var searchIndexCatalog: SQLStatement { get }
     /// The queue of changes of the search index of `column` of `table`; `nil` when triggers keep
     /// the index current themselves.
     func searchQueue(table: String, column: String) -> SearchQueue?
@@ -234,6 +237,14 @@ extension SQLDialect {
         }
         return name
     }
+}
+
+/// What tells a store that a search index exists.
+public enum SearchIndexProbe: Sendable, Hashable {
+    /// A table, present with this shape.
+    case table(TableDescription)
+    /// A query whose first column of its first row counts more than 0.
+    case query(SQLStatement)
 }
 
 /// Names Depot gives to what it derives from a table.

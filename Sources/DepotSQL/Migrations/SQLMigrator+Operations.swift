@@ -171,11 +171,12 @@ extension SQLMigrator {
 // MARK: - Search indexes through schema changes
 
 extension SQLMigrator {
-    /// The columns of `table` that have a search index, from the word tables the catalog lists.
+    /// The columns of `table` that have a search index, from the search indexes the catalog
+    /// lists (``SQLDialect/searchIndexCatalog``).
     static func searchIndexes(of table: String, _ session: any SQLMigrationSession) async throws -> [String] {
         let prefix = table + "#"
         let suffix = "#words"
-        return try await session.texts(SQLRenderer(dialect: session.dialect).catalogTables).compactMap { row in
+        return try await session.texts(session.dialect.searchIndexCatalog).compactMap { row in
             guard let name = row.first ?? nil, name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
             let column = name.dropFirst(prefix.count).dropLast(suffix.count)
             return column.isEmpty || column.contains("#") ? nil : String(column)
@@ -246,10 +247,10 @@ extension SQLMigrator {
     }
 
     /// Runs `change` (a schema change of `table`) with its search indexes taken down before and
-    /// built again after, under the table's and columns' new names: a word table, its triggers
-    /// and functions name the table and columns, and a renamed or rebuilt table would leave them
-    /// orphaned (updated under the old name, or firing on a column that is gone). The index of a
-    /// dropped column is dropped with it.
+    /// built again after, under the table's and columns' new names: an index, its triggers and
+    /// queue name the table and columns, and a renamed or rebuilt table would leave them orphaned
+    /// or misnamed (updated under the old name, or firing on a column that is gone). The index of
+    /// a dropped column is dropped with it.
     static func keepingSearchIndexes(
         of table: String, renamedTo newName: String? = nil, renaming columns: [String: String] = [:],
         dropping dropped: String? = nil, _ session: any SQLMigrationSession,

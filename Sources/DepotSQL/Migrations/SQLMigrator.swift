@@ -52,8 +52,9 @@ extension SQLStore: MigratableStore, MigrationTransactions {
         return outcome
     }
 
-    /// Builds again, in the current form, the search indexes a Depot version before FTS5 made
-    /// (SQLite word tables, ``SQLDialect/legacySearchIndexes``), in one transaction under the
+    /// Builds again, in the current form, the search indexes a Depot version before FTS5
+    /// (SQLite) or the GIN index (PostgreSQL) made (word tables,
+    /// ``SQLDialect/legacySearchIndexes``), in one transaction under the
     /// migration lock: a search reads only the current form.
     private func upgradeSearchIndexes() async throws {
         guard let legacy = renderer.dialect.legacySearchIndexes else { return }
@@ -68,7 +69,8 @@ extension SQLStore: MigratableStore, MigrationTransactions {
                 try await SQLMigrator.rebuildSearchIndex(of: index.table, index.column, session)
             }
         }
-        instruments.logging.logger.info("search indexes rebuilt on FTS5", metadata: ["count": "\(found.count)"])
+        instruments.logging.logger.info(
+            "search indexes rebuilt in their current form", metadata: ["count": "\(found.count)"])
     }
 
     /// The rows of the `depot_migrations` ledger, in version order; empty when the table does not

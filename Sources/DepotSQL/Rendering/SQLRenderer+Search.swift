@@ -4,9 +4,16 @@ extension SQLFunctions {
     /// `depot_words(text)`: the distinct words of a text (`TextSearch.words(of:)`): a JSON array
     /// on SQLite (read with `json_each`), a set of rows on PostgreSQL.
     public static let words = "depot_words"
-    /// `depot_exact_words(text, tokens)` (SQLite): `TextSearch.exactWords(_:tokens:_:)` of the
-    /// text, ignoring diacritics, the tokens joined by U+0001.
+    /// `depot_exact_words(text, tokens)`: `TextSearch.exactWords(_:tokens:_:)` of the text, the
+    /// tokens joined by U+0001; ignoring diacritics on SQLite, as its third argument says on
+    /// PostgreSQL (``PostgresDialect/exactWordsFunction``).
     public static let exactWords = "depot_exact_words"
+    /// `depot_search_vector(text)` (PostgreSQL): the `tsvector` a search index holds of a text
+    /// (``PostgresDialect/searchVectorFunction``).
+    public static let searchVector = "depot_search_vector"
+    /// `depot_search_vector_unicode(text)` (PostgreSQL): ``searchVector`` of text that is not ASCII
+    /// or is long (``PostgresDialect/searchVectorUnicodeFunction``).
+    public static let searchVectorUnicode = "depot_search_vector_unicode"
     /// `depot_search_ready(pending, query)` (SQLite): `query`, or on a reader connection an error
     /// (``searchQueuePending``) when `pending` is not 0: a reader cannot fold a search queue, so
     /// its statement stops before reading a stale index, and the store folds and reads again.
@@ -54,14 +61,14 @@ extension SQLRenderer {
     }
 
     /// The statements that create the search index of `column` of `table` in `schema` (the
-    /// connection's current schema on PostgreSQL, `nil` on SQLite): the word table, its indexes,
-    /// the words of the rows there are, and the triggers that keep it up to date.
+    /// connection's current schema on PostgreSQL, `nil` on SQLite): SQLite's FTS5 table, filled
+    /// from the rows there are, its queue and the triggers that fill it; PostgreSQL's GIN index.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         dialect.createSearchIndex(on: table, column: column, schema: schema)
     }
 
-    /// The statements that drop the search index of `column` of `table`: triggers, function and
-    /// word table.
+    /// The statements that drop the search index of `column` of `table`, with its triggers and
+    /// queue (or an earlier version's word table, triggers and function).
     public func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         dialect.dropSearchIndex(on: table, column: column, schema: schema)
     }

@@ -33,6 +33,8 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     let verifiedTables = Mutex<Set<TableDescription>>([])
     /// Tables a read found with the expected shape, not yet adopted: reads never write.
     let readableTables = Mutex<Set<TableDescription>>([])
+    /// Search indexes found by a query (``SearchIndexProbe/query(_:)``), by that query.
+    let readableSearchIndexes = Mutex<Set<SQLStatement>>([])
     /// The search indexes whose queues commits fold (SQLite).
     let searchQueues = SearchQueueCatalog()
 
@@ -169,7 +171,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
                 else { return query.emptyResult }
                 try await SearchIndexCheck.require(query.predicate, table: query.table, dialect: self.renderer.dialect)
                 {
-                    try await self.prepareTable($0, on: connection, create: false) != .missing
+                    try await self.searchIndexExists($0, on: connection)
                 }
                 do {
                     return try await self.renderer.run(query, on: connection)
@@ -187,8 +189,8 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
         }
         guard let resolved = try await query.resolved(exists: exists) else { return nil }
         try await SearchIndexCheck.require(
-            resolved.predicate, ordering: resolved.ordering, table: resolved.table, dialect: renderer.dialect,
-            exists: exists)
+            resolved.predicate, ordering: resolved.ordering, table: resolved.table, dialect: renderer.dialect
+        ) { try await self.searchIndexExists($0, on: connection) }
         return resolved
     }
 
@@ -391,6 +393,19 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
         return .prepared
     }
 
+    /// Whether the search index `probe` looks for exists. An index found is remembered until
+    /// ``schemaChanged()``.
+    func searchIndexExists(_ probe: SearchIndexProbe, on connection: Connection) async throws -> Bool {
+        switch probe {
+        case .table(let table): return try await prepareTable(table, on: connection, create: false) != .missing
+        case .query(let query):
+            if readableSearchIndexes.withLock({ $0.contains(query) }) { return true }
+            guard let count = try await connection.texts(query).first?.first ?? nil, count != "0" else { return false }
+            readableSearchIndexes.withLock { _ = $0.insert(query) }
+            return true
+        }
+    }
+
     /// Checks `table` against the catalog if the database has it; false if it has not.
     private func checkStored(_ table: TableDescription, on connection: Connection) async throws -> Bool {
         let stored = try await connection.catalogColumns(of: table.name, renderer)
@@ -415,6 +430,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     public func schemaChanged() {
         verifiedTables.withLock { $0.removeAll() }
         readableTables.withLock { $0.removeAll() }
+        readableSearchIndexes.withLock { $0.removeAll() }
         searchQueues.forget()
     }
 }

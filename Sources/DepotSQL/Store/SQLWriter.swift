@@ -23,7 +23,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
     func searchReady(_ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription) async throws {
         let searched = try await SearchIndexCheck.require(
             predicate, ordering: ordering, table: table, dialect: renderer.dialect
-        ) { try await ready($0, create: false) }
+        ) { try await store.searchIndexExists($0, on: connection) }
         try await foldSearchQueues(searched)
     }
 

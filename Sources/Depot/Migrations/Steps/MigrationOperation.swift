@@ -174,7 +174,7 @@ public struct MigrationOperation: Sendable, CustomStringConvertible {
     /// whoever writes the rows (Depot or plain SQL). On SQLite it is an FTS5 index whose tokens
     /// are ``TextSearch``'s words, with a queue of changes that plain-SQL triggers fill and Depot
     /// folds in before each commit and search (so any client can write the table); on PostgreSQL
-    /// a table of the column's words (``TextSearch/wordTable(for:column:)``) kept by triggers.
+    /// a GIN index over the same words (`depot_search_vector(column)`), which the server keeps.
     ///
     /// ```swift
     /// Migration("4 search names", [.createSearchIndex(Airport.self, \.name)])

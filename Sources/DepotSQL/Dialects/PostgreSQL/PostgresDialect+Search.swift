@@ -1,8 +1,8 @@
 import Depot
 
 extension PostgresDialect {
-    /// How many characters of a word PostgreSQL's word tables hold: a B-tree entry holds at most
-    /// about 2.7 KB, and 200 characters are at most 800 bytes of UTF-8. Longer words are stored
+    /// How many characters of a word PostgreSQL's search index holds: a `tsvector` word holds at
+    /// most 2,047 bytes, and 200 characters are at most 800 bytes of UTF-8. Longer words are stored
     /// cut there; a longer query word finds its rows through what the index holds, then a check of
     /// the row's own words.
     public static let indexedWordLength = 200
@@ -15,55 +15,33 @@ extension PostgresDialect {
         return String(cut)
     }
 
-    /// The word table in `schema` (words cut to what a B-tree entry holds), the words of the
-    /// rows there are, its indexes, one trigger function and the row and `TRUNCATE` triggers
-    /// that call it. Every name is qualified with `schema`, so writers with any `search_path`
-    /// keep the index. Stores always pass their schema (the migrator refuses, naming it, a
-    /// connection with no current schema); `nil` renders unqualified names, which resolve through
-    /// each writer's own `search_path`.
+    /// The GIN index `"<table>#<column>#words"` over `depot_search_vector(column)`
+    /// (``searchVectorFunction``): PostgreSQL keeps it on every write, by any client, with any
+    /// `search_path` (the index names its function by identity), through `TRUNCATE`, renames and
+    /// `COPY`. The function is qualified with `schema` (stores always pass theirs).
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let (words, name, base, key, text, keyType) = searchIndexNames(table, column)
+        let (words, _, base, _, text, _) = searchIndexNames(table, column)
         let prefix = schema.map { quote($0) + "." } ?? ""
-        let cut = { (word: String) in "left(\(word), \(Self.indexedWordLength))" }
-        let qualified = prefix + name
-        let function = prefix + quote(words.name + "#index")
-        let split = "\(prefix)\(SQLFunctions.words)"
-        let plain = "\(prefix)\(SQLFunctions.foldDiacritics)"
         return [
-            "CREATE TABLE \(qualified) (\"word\" text COLLATE \"C\" NOT NULL, \"plain\" text COLLATE \"C\" NOT NULL, "
-                + "\"key\" \(keyType) NOT NULL, PRIMARY KEY (\"word\", \"key\"))",
-            "INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") SELECT DISTINCT \(cut("w")), "
-                + "\(cut("\(plain)(w)")), t.\(key) FROM \(prefix)\(base) AS t, \(split)(t.\(text)) AS w "
-                + "ON CONFLICT DO NOTHING",
-            "CREATE INDEX \(quote(words.name + "#plain")) ON \(qualified) (\"plain\", \"key\")",
-            "CREATE INDEX \(quote(words.name + "#key")) ON \(qualified) (\"key\")",
-            // One function for the row trigger and the statement trigger of TRUNCATE (which
-            // fires no row trigger). An insert drops the words the key had first: rows removed
-            // without a delete trigger (TRUNCATE before this trigger existed) left none behind.
-            "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                + "IF TG_OP = 'TRUNCATE' THEN DELETE FROM \(qualified); RETURN NULL; END IF; "
-                + "IF TG_OP = 'INSERT' THEN DELETE FROM \(qualified) WHERE \"key\" = NEW.\(key); "
-                + "ELSE DELETE FROM \(qualified) WHERE \"key\" = OLD.\(key); END IF; "
-                + "IF TG_OP <> 'DELETE' THEN INSERT INTO \(qualified) (\"word\", \"plain\", \"key\") "
-                + "SELECT \(cut("w")), \(cut("\(plain)(w)")), NEW.\(key) FROM \(split)(NEW.\(text)) AS w "
-                + "ON CONFLICT DO NOTHING; END IF; "
-                + "RETURN NULL; END $$",
-            "CREATE TRIGGER \(quote(words.name + "#index")) AFTER INSERT OR DELETE OR UPDATE OF \(text), "
-                + "\(key) ON \(prefix)\(base) FOR EACH ROW EXECUTE FUNCTION \(function)()",
-            "CREATE TRIGGER \(quote(words.name + "#truncate")) AFTER TRUNCATE ON \(prefix)\(base) "
-                + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)()",
+            "CREATE INDEX \(quote(words.name)) ON \(prefix)\(base) USING gin "
+                + "(\(prefix)\(SQLFunctions.searchVector)(\(text)))"
         ]
     }
 
-    /// The statements that drop the search index of `column` of `table` on PostgreSQL: triggers, functions, word table.
+    /// The statements that drop the search index of `column` of `table` on PostgreSQL: the GIN
+    /// index, or the word table of a Depot version before it with its triggers and function.
     public func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         let words = TextSearch.wordTable(for: table, column: column).name
         let prefix = schema.map { quote($0) + "." } ?? ""
+        let qualified = (prefix + quote(words)).replacingOccurrences(of: "'", with: "''")
         return [
             "DROP TRIGGER IF EXISTS \(quote(words + "#index")) ON \(prefix)\(quote(table.name))",
             "DROP TRIGGER IF EXISTS \(quote(words + "#truncate")) ON \(prefix)\(quote(table.name))",
             "DROP FUNCTION IF EXISTS \(prefix)\(quote(words + "#index"))()",
-            "DROP TABLE IF EXISTS \(prefix)\(quote(words))",
+            // The name is an index now, a table before: DROP INDEX and DROP TABLE each fail on the other.
+            "DO $$ DECLARE k \"char\"; BEGIN SELECT relkind INTO k FROM pg_class WHERE oid = "
+                + "to_regclass('\(qualified)'); IF k = 'i' THEN EXECUTE 'DROP INDEX \(qualified)'; "
+                + "ELSIF k = 'r' THEN EXECUTE 'DROP TABLE \(qualified)'; END IF; END $$",
         ]
     }
 
@@ -72,77 +50,104 @@ extension PostgresDialect {
     /// WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
     ///   AND p.proname LIKE '%#words#index'
     /// ```
+    /// (the trigger functions of word tables of Depot versions before the GIN index).
     public var searchIndexFunctions: SQLStatement? {
         SQLStatement(
             sql: "SELECT p.oid::regprocedure::text FROM pg_proc AS p WHERE p.pronamespace = "
                 + "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND p.proname LIKE '%#words#index'")
     }
 
-    /// `"key" IN (SELECT "key" FROM <words> WHERE "word" >= ? AND "word" < ?)` for each token:
-    /// a range over the word table's primary key (words in byte order; no word holds U+10FFFF,
-    /// so every word starting with the token sorts below the token followed by it).
+    /// `depot_search_vector(column) @@ '"osl":* & "gard":*'::tsquery` (ignoring diacritics each
+    /// term is `('sao':* | '\u{1}sao':*)`: the word as written, or its marked form without
+    /// diacritics), which the GIN index answers; prefixes compare bytes. A token longer than what
+    /// the index holds of a word also checks the row's own words.
     public func searchMatches(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String {
         guard !tokens.isEmpty else { return "1 = 1" }
-        let words = TextSearch.wordTable(for: table, column: column)
-        let key = searchKey(of: table)
-        let field = quote(matching == .caseAndDiacriticInsensitive ? "plain" : "word")
-        return tokens.map { token in
+        let text = "\(quote(table.name)).\(quote(column))"
+        func term(_ word: String) -> String {
+            "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "':*"
+        }
+        let query = tokens.map { token in
             let indexed = indexedWord(token)
-            let low = arguments.add(.text(indexed))
-            let high = arguments.add(.text(indexed + "\u{10FFFF}"))
-            let candidates =
-                "\(key) IN (SELECT \"key\" FROM \(quote(words.name)) WHERE \(field) >= \(low) AND \(field) < \(high))"
-            guard indexed != token else { return candidates }
+            guard matching == .caseAndDiacriticInsensitive else { return term(indexed) }
+            return "(\(term(indexed)) | \(term("\u{1}" + indexed)))"
+        }.joined(separator: " & ")
+        var condition = "\(SQLFunctions.searchVector)(\(text)) @@ \(arguments.add(.text(query)))::tsquery"
+        for token in tokens where indexedWord(token) != token {
             // A token longer than what the index holds of a word: the index finds the rows whose
             // words share what it holds, and the row's own words decide.
             let word = matching == .caseAndDiacriticInsensitive ? "\(SQLFunctions.foldDiacritics)(w)" : "w"
             let from = arguments.add(.text(token))
             let to = arguments.add(.text(token + "\u{10FFFF}"))
-            return
-                "\(candidates) AND EXISTS (SELECT 1 FROM \(SQLFunctions.words)(\(quote(table.name)).\(quote(column))) "
-                + "AS depot_x(w) WHERE \(word) COLLATE \"C\" >= \(from) AND \(word) COLLATE \"C\" < \(to))"
-        }.joined(separator: " AND ")
+            condition +=
+                " AND EXISTS (SELECT 1 FROM \(SQLFunctions.words)(\(text)) AS depot_x(w) "
+                + "WHERE \(word) COLLATE \"C\" >= \(from) AND \(word) COLLATE \"C\" < \(to))"
+        }
+        return condition
     }
 
     /// The relevance order: how many of the row's words equal a token, most first, then the
-    /// text's length, shortest (and NULL) first.
+    /// text's length, shortest (and NULL) first. An ASCII row (most rows) is read with one regular
+    /// expression per ASCII token (its words are ASCII, so no other token equals one); any other
+    /// row by ``exactWordsFunction``.
     public func searchRelevance(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String {
-        let words = TextSearch.wordTable(for: table, column: column)
-        let field = matching == .caseAndDiacriticInsensitive ? "plain" : "word"
-        let length = "length(\(quote(table.name)).\(quote(column)))"
-        let byLength = ordering(length, descending: false)
-        // No query word: every row counts 0 whole words (and a bare 0 would name a column to SQLite).
+        let text = "\(quote(table.name)).\(quote(column))"
+        let byLength = ordering("length(\(text))", descending: false)
+        // No query word: every row counts 0 whole words.
         guard !tokens.isEmpty else { return byLength }
-        let list = tokens.map { arguments.add(.text(indexedWord($0))) }.joined(separator: ", ")
+        // A folded ASCII word holds only a-z and 0-9: no character a pattern would read otherwise.
+        let ascii = tokens.filter { token in token.utf8.allSatisfy { $0 < 0x80 } }
+        let asciiCount =
+            ascii.isEmpty
+            ? "0"
+            : ascii.map { "(\(text) ~* \(arguments.add(.text("(^|[^a-zA-Z0-9])\($0)([^a-zA-Z0-9]|$)"))))::int" }
+                .joined(separator: " + ")
+        let list = arguments.add(.text(tokens.joined(separator: "\u{1}")))
+        let plain = matching == .caseAndDiacriticInsensitive ? "true" : "false"
         let exact =
-            "(SELECT count(*) FROM \(quote(words.name)) AS depot_w WHERE depot_w.\"key\" = "
-            + "\(quote(table.name)).\(searchKey(of: table)) AND depot_w.\(quote(field)) IN (\(list)))"
+            "(CASE WHEN octet_length(\(text)) = char_length(\(text)) THEN \(asciiCount) "
+            + "ELSE \(SQLFunctions.exactWords)(\(text), \(list), \(plain)) END)"
         return "\(exact) DESC, \(byLength)"
     }
 
-    /// The word table: a search checks that it is there, with its shape.
-    public func searchIndexTable(for table: TableDescription, column: String) -> TableDescription {
-        TextSearch.wordTable(for: table, column: column)
+    /// The GIN index, by its name in the connection's `search_path`.
+    public func searchIndexProbe(for table: TableDescription, column: String) -> SearchIndexProbe {
+        let words = TextSearch.wordTable(for: table, column: column)
+        return .query(
+            SQLStatement(
+                sql: "SELECT count(*)::text FROM pg_class WHERE oid = to_regclass($1) AND relkind = 'i'",
+                arguments: [.text(quote(words.name))]))
     }
 
-    /// A word table holds a row per word: counting rows takes the table.
+    /// Search indexes (and word tables of earlier versions) in the current schema.
+    public var searchIndexCatalog: SQLStatement {
+        SQLStatement(
+            sql: "SELECT relname::text FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE "
+                + "nspname = current_schema()) AND relkind IN ('r', 'i') AND relname LIKE '%#words' ORDER BY 1")
+    }
+
+    /// The index counts through the table.
     public func searchCount(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
     ) -> String? { nil }
 
-    /// Any table with a one-column key can have a word table.
+    /// Any table with a one-column key can have a search index.
     public func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)? { nil }
 
-    /// PostgreSQL's word tables are the current form.
-    public var legacySearchIndexes: SQLStatement? { nil }
+    /// Word tables of Depot versions before the GIN index (each kept by row triggers).
+    public var legacySearchIndexes: SQLStatement? {
+        SQLStatement(
+            sql: "SELECT relname::text FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE "
+                + "nspname = current_schema()) AND relkind = 'r' AND relname LIKE '%#words' ORDER BY 1")
+    }
 
-    /// Row triggers keep the word table current: no queue.
+    /// PostgreSQL keeps the GIN index in the writing statement: no queue.
     public func searchQueue(table: String, column: String) -> SearchQueue? { nil }
 }

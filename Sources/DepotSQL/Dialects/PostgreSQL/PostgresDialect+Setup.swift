@@ -58,6 +58,10 @@ extension PostgresDialect {
         (SQLFunctions.fold, "\(SQLFunctions.fold)(text)", foldFunction),
         (SQLFunctions.foldDiacritics, "\(SQLFunctions.foldDiacritics)(text)", foldDiacriticsFunction),
         (SQLFunctions.words, "\(SQLFunctions.words)(text)", wordsFunction),
+        // Before the vector: its SQL-standard body resolves the function it calls when created.
+        (SQLFunctions.searchVectorUnicode, "\(SQLFunctions.searchVectorUnicode)(text)", searchVectorUnicodeFunction),
+        (SQLFunctions.searchVector, "\(SQLFunctions.searchVector)(text)", searchVectorFunction),
+        (SQLFunctions.exactWords, "\(SQLFunctions.exactWords)(text, text, boolean)", exactWordsFunction),
         (
             SQLFunctions.distance,
             "\(SQLFunctions.distance)(double precision, double precision, double precision, double precision)",
@@ -111,7 +115,18 @@ extension PostgresDialect {
     /// marks, both from `TextFolding.diacritics`, as the Swift function does. ASCII text has
     /// neither: it is only lowercased (the `translate` over a ~1,200-character map cost 143 µs a
     /// row, about half of what a search index's trigger spent on an ASCII row).
-    public static let foldDiacriticsFunction: String = {
+    public static let foldDiacriticsFunction: String =
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
+        + "IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) "
+        + "THEN lower(t COLLATE \"C\") ELSE \(withoutDiacritics(foldExpression("t"))) END $$"
+
+    /// `folded` (text folded by ``foldExpression(_:)``) with each letter with diacritics mapped to
+    /// its base letter and combining marks deleted: one `translate` built from `TextFolding.diacritics`.
+    static func withoutDiacritics(_ folded: String) -> String {
+        "translate(\(folded), \(diacriticsTranslation))"
+    }
+
+    private static let diacriticsTranslation: String = {
         func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
         var from = String.UnicodeScalarView()
         var to = String.UnicodeScalarView()
@@ -121,10 +136,7 @@ extension PostgresDialect {
         }
         // translate deletes the characters of `from` that have none in `to`: the marks come last.
         for mark in TextFolding.diacritics.removed { from.append(mark) }
-        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.foldDiacritics)(t text) RETURNS text LANGUAGE sql "
-            + "IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN octet_length(t) = char_length(t) "
-            + "THEN lower(t COLLATE \"C\") ELSE translate(\(foldExpression("t")), \(literal(String(from))), "
-            + "\(literal(String(to)))) END $$"
+        return "\(literal(String(from))), \(literal(String(to)))"
     }()
 
     static var distanceFunction: String {
@@ -172,19 +184,81 @@ extension PostgresDialect {
 
     /// `depot_words(text)` for PostgreSQL: the distinct words of the folded text, split at
     /// `TextSearch.separators` (one regular expression built from them).
-    public static let wordsFunction: String = {
+    public static let wordsFunction: String =
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.words)(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE "
+        + "PARALLEL SAFE AS $$ SELECT DISTINCT w FROM regexp_split_to_table(\(foldExpression("t")), "
+        + "'[\(separatorRanges)]+') AS w WHERE w <> '' $$"
+
+    /// `TextSearch.separators` as the ranges of a regular expression's bracket (PostgreSQL text
+    /// holds no U+0000, so the first range starts at U+0001).
+    static let separatorRanges: String = {
         func escape(_ value: UInt32) -> String {
             value > 0xFFFF ? String(format: "\\U%08X", value) : String(format: "\\u%04X", value)
         }
-        let ranges = TextSearch.separators.map { range in
-            // PostgreSQL text holds no U+0000.
+        return TextSearch.separators.map { range in
             let low = Swift.max(range.lowerBound, 1)
             return low == range.upperBound ? escape(low) : escape(low) + "-" + escape(range.upperBound)
         }.joined()
-        return "CREATE OR REPLACE FUNCTION \(SQLFunctions.words)(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE "
-            + "PARALLEL SAFE AS $$ SELECT DISTINCT w FROM regexp_split_to_table(\(foldExpression("t")), "
-            + "'[\(ranges)]+') AS w WHERE w <> '' $$"
     }()
+
+    /// The words of folded text `text`, cut to ``indexedWordLength`` characters, as an array
+    /// (with repeats; `array_to_tsvector` keeps each once).
+    private static func indexedWords(_ text: String) -> String {
+        let word = "[^\(separatorRanges)]"
+        let cut =
+            "(CASE WHEN char_length(\(text)) > \(indexedWordLength) THEN regexp_replace(\(text), "
+            + "'(\(word){\(indexedWordLength)})\(word)+', '\\1', 'g') ELSE \(text) END)"
+        return "array_remove(regexp_split_to_array(\(cut), '[\(separatorRanges)]+'), '')"
+    }
+
+    /// The most bytes of distinct words a `tsvector` holds (its offsets have 20 bits; beyond,
+    /// `array_to_tsvector` builds a corrupt value without an error).
+    static let searchVectorCapacity = 1_048_575
+
+    /// `depot_search_vector(text)`: what a search index (a GIN index over this expression)
+    /// holds of a text: its words (``SQLFunctions/words``), each cut to ``indexedWordLength``
+    /// characters, and for each word of non-ASCII text its form without diacritics marked by a
+    /// leading U+0001 (a separator, so no word starts with it); NULL holds no word (an empty
+    /// vector, so `NOT` of a search counts NULL texts). ASCII text up to 500,000 bytes is
+    /// split by one inlined expression (3–4 µs a row); other text by
+    /// ``searchVectorUnicodeFunction``. A SQL-standard body: PostgreSQL resolves the function it
+    /// calls when it is created, so clients with any `search_path` write indexed tables.
+    public static let searchVectorFunction: String =
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.searchVector)(t text) RETURNS tsvector LANGUAGE sql IMMUTABLE "
+        + "PARALLEL SAFE RETURN CASE WHEN octet_length(t) = char_length(t) AND octet_length(t) <= 500000 THEN "
+        + "array_to_tsvector(\(indexedWords("lower(t COLLATE \"C\")"))) ELSE "
+        + "coalesce(\(SQLFunctions.searchVectorUnicode)(t), ''::tsvector) END"
+
+    /// `depot_search_vector_unicode(text)`: ``searchVectorFunction`` for text that is not ASCII
+    /// or is long, in PL/pgSQL so the text is folded once. Fails with SQLSTATE 54000 naming the
+    /// size when the distinct words exceed ``searchVectorCapacity`` bytes. Calls only built-in
+    /// functions (resolved through `pg_catalog` whatever the caller's `search_path`).
+    public static let searchVectorUnicodeFunction: String =
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.searchVectorUnicode)(t text) RETURNS tsvector LANGUAGE plpgsql "
+        + "IMMUTABLE STRICT PARALLEL SAFE AS $$ DECLARE f text := \(foldExpression("t")); p text := ''; "
+        + "w text[] := \(indexedWords("f")); m text[] := '{}'; size bigint; BEGIN "
+        + "IF octet_length(t) <> char_length(t) THEN p := \(withoutDiacritics("f")); "
+        + "m := ARRAY(SELECT chr(1) || x FROM unnest(\(indexedWords("p"))) AS x); END IF; "
+        + "w := w || m; "
+        // What the words take is at most the folded texts and the marks; count exactly only then.
+        + "IF octet_length(f) + octet_length(p) + cardinality(m) > \(searchVectorCapacity) THEN "
+        + "SELECT sum(octet_length(x)) INTO size FROM (SELECT DISTINCT x FROM unnest(w) AS x) AS d; "
+        + "IF size > \(searchVectorCapacity) THEN RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded', "
+        + "MESSAGE = format('depot: a text of %s bytes is too large for a search index: its distinct words "
+        + "take %s bytes, PostgreSQL''s tsvector holds at most \(searchVectorCapacity)', octet_length(t), size); "
+        + "END IF; END IF; "
+        + "RETURN array_to_tsvector(w); END $$"
+
+    /// `depot_exact_words(text, tokens, plain)` for PostgreSQL: `TextSearch.exactWords(_:tokens:_:)`
+    /// of a text that is not ASCII (a search's order reads ASCII rows with one regular expression
+    /// per token), the tokens joined by U+0001, ignoring diacritics when `plain` is true.
+    public static let exactWordsFunction: String =
+        "CREATE OR REPLACE FUNCTION \(SQLFunctions.exactWords)(t text, tokens text, plain boolean) RETURNS integer "
+        + "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ DECLARE n integer; BEGIN IF t IS NULL THEN RETURN 0; "
+        + "END IF; SELECT count(*) INTO n FROM (SELECT DISTINCT w FROM unnest(regexp_split_to_array("
+        + "\(foldExpression("t")), '[\(separatorRanges)]+')) AS w WHERE w <> '') AS d WHERE (CASE WHEN NOT plain "
+        + "OR octet_length(w) = char_length(w) THEN w ELSE \(withoutDiacritics(foldExpression("w"))) END) "
+        + "= ANY (string_to_array(tokens, chr(1))); RETURN n; END $$"
 }
 
 extension PredicateNode {
@@ -203,12 +277,12 @@ extension PredicateNode {
 /// The check SQL stores run before a query that searches: the search index must exist.
 package enum SearchIndexCheck {
     /// Throws unless every search index `predicate` and `ordering` read exists (`exists` answers
-    /// for the table ``SQLDialect/searchIndexTable(for:column:)`` names); returns the searched
+    /// for what ``SQLDialect/searchIndexProbe(for:column:)`` says); returns the searched
     /// columns, each with its table.
     @discardableResult
     package static func require(
         _ predicate: PredicateNode?, ordering: [OrderTerm] = [], table: TableDescription, dialect: any SQLDialect,
-        exists: (TableDescription) async throws -> Bool
+        exists: (SearchIndexProbe) async throws -> Bool
     ) async throws -> [(table: TableDescription, column: String)] {
         var searched = predicate?.searchedColumns(of: table) ?? []
         for term in ordering {
@@ -223,7 +297,7 @@ package enum SearchIndexCheck {
                         + "key; it has \(table.primaryKey.count)",
                     table: table.name, column: column)
             }
-            guard try await exists(dialect.searchIndexTable(for: table, column: column)) else {
+            guard try await exists(dialect.searchIndexProbe(for: table, column: column)) else {
                 throw DepotError(
                     .invalidQuery,
                     "searching \(table.entityName).\(column) (table '\(table.name)') needs its search index: add "

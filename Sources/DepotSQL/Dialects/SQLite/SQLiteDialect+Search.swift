@@ -61,16 +61,20 @@ extension SQLiteDialect {
 
     /// The queue table: a search checks that it is there (a word table of a Depot version before
     /// FTS5 has none; `SQLMigrator` rebuilds those).
-    public func searchIndexTable(for table: TableDescription, column: String) -> TableDescription {
+    public func searchIndexProbe(for table: TableDescription, column: String) -> SearchIndexProbe {
         let words = TextSearch.wordTable(for: table, column: column)
-        return TableDescription(
-            name: words.name + "#queue", entityName: "\(table.entityName) search queue of \(column)",
-            columns: [
-                .init(name: "rid", type: .integer, isNullable: false),
-                .init(name: "held", type: .integer, isNullable: false),
-                .init(name: "was", type: .text, isNullable: true),
-            ], primaryKey: [])
+        return .table(
+            TableDescription(
+                name: words.name + "#queue", entityName: "\(table.entityName) search queue of \(column)",
+                columns: [
+                    .init(name: "rid", type: .integer, isNullable: false),
+                    .init(name: "held", type: .integer, isNullable: false),
+                    .init(name: "was", type: .text, isNullable: true),
+                ], primaryKey: []))
     }
+
+    /// FTS5 tables (and legacy word tables) are tables.
+    public var searchIndexCatalog: SQLStatement { catalogTables }
 
     /// FTS5 points at rows by rowid: a `WITHOUT ROWID` table has none.
     public func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)? {
