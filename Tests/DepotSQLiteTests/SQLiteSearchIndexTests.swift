@@ -79,6 +79,41 @@ struct SQLiteSearchIndexTests {
         try await Self.expectIndexMatchesRows(store, path)
     }
 
+    @Test("rows INSERT OR REPLACE and UPDATE OR REPLACE remove through another unique index leave no stale words")
+    func replaceThroughUniqueIndex() async throws {
+        let unique = MigrationOperation.createIndex("airports_iata", on: "airports", columns: ["iata"], unique: true)
+        // The unique index made before the search index, and after it (its step rebuilds the triggers).
+        for steps in [
+            [unique, .createSearchIndex(TestAirport.self, \.name)],
+            [.createSearchIndex(TestAirport.self, \.name), unique],
+        ] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "search-\(UUID().uuidString).sqlite"
+            )
+            .path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let store = try SQLiteStore(path: path)
+            try await store.migrate(
+                Migrations([Migration("1", [.createTable(TestAirport.self)]), Migration("2", steps)]))
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            let other = try Self.otherClient(path)
+            try await other.write { db in
+                // A new key with Oslo's code: Oslo's row goes. Bergen takes Ålesund's code: Ålesund's goes.
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO airports (icao, iata, name, country, elevation, lat, lon) "
+                        + "VALUES ('XOSL', 'OSL', 'Quokka Field', 'NO', 0, 0, 0)")
+                try db.execute(sql: "UPDATE OR REPLACE airports SET iata = 'AES' WHERE icao = 'ENBR'")
+            }
+            try other.close()
+            #expect(try await airports.count() == TestAirport.sample.count - 1)
+            #expect(try await airports.count(where: .matches(\.name, "gardermoen")) == 0)
+            #expect(try await airports.count(where: .matches(\.name, "vigra")) == 0)
+            #expect(try await airports.fetch(where: .matches(\.name, "quokka")).map(\.icao) == ["XOSL"])
+            try await Self.expectIndexMatchesRows(store, path)
+        }
+    }
+
     @Test("a client without Depot's tokenizer or functions writes an indexed table, and Depot's next search sees it")
     func plainClientWrites() async throws {
         let (store, path) = try await Self.indexedStore()

@@ -147,6 +147,9 @@ public protocol SQLDialect: Sendable {
     /// A query counting why `table` cannot have a search index on this engine, with what to say
     /// when it counts more than 0; `nil` when every table can.
     func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)?
+    /// The query listing the unique indexes of `table` (every one, whatever made it) whose
+    /// conflicts a search index's triggers must watch; `nil` when the engine needs none.
+    func searchReplacingIndexes(of table: String) -> SQLStatement?
     /// What says that `column` of `table` has its search index.
     func searchIndexProbe(for table: TableDescription, column: String) -> SearchIndexProbe
     /// The query listing the names of the search indexes in the current schema (`<table>#<column>#words`

@@ -52,6 +52,11 @@ extension SQLMigrator {
             try await keepingSearchIndexes(of: table, session) {
                 try await alterColumn(table, column, session)
             }
+        case .createIndex(let index) where index.isUnique:
+            // A search index's triggers record the rows a REPLACE removes through each unique index.
+            try await keepingSearchIndexes(of: index.table, session) {
+                try await session.execute(renderer.createIndex(index))
+            }
         case .createIndex(let index):
             try await session.execute(renderer.createIndex(index))
         case .dropIndex(let name):
@@ -201,8 +206,24 @@ extension SQLMigrator {
             throw DepotError(.migration, refusal.reason, table: table.name, column: column)
         }
         let schema = try await currentSchema(session)
+        // The table's unique indexes as the catalog has them, for triggers that record the rows
+        // a REPLACE removes through them (SQLite).
+        var described = table
+        if let uniques = session.dialect.searchReplacingIndexes(of: table.name) {
+            described.indexes = []
+            for row in try await session.texts(uniques) {
+                guard let name = row[0] else { continue }
+                let columns = try await session.texts(session.dialect.catalogIndexColumns(of: name)).compactMap {
+                    $0[0]
+                }
+                // An index on expressions only names no column to compare; the key still does.
+                guard !columns.isEmpty else { continue }
+                described.indexes.append(
+                    IndexDescription(name: name, table: table.name, columns: columns, isUnique: true))
+            }
+        }
         for statement in SQLRenderer(dialect: session.dialect).createSearchIndex(
-            on: table, column: column, schema: schema)
+            on: described, column: column, schema: schema)
         {
             try await session.execute(statement)
         }

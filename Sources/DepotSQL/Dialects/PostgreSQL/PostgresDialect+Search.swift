@@ -116,6 +116,9 @@ extension PostgresDialect {
         return "\(exact) DESC, \(byLength)"
     }
 
+    /// PostgreSQL keeps the index itself: nothing to watch.
+    public func searchReplacingIndexes(of table: String) -> SQLStatement? { nil }
+
     /// The GIN index, by its name in the connection's `search_path`.
     public func searchIndexProbe(for table: TableDescription, column: String) -> SearchIndexProbe {
         let words = TextSearch.wordTable(for: table, column: column)

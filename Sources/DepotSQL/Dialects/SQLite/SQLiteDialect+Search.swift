@@ -22,14 +22,26 @@ extension SQLiteDialect {
     /// text `was`, before this change. A row's first queue entry is the one that counts: the
     /// fold deletes what the index held then (FTS5's `'delete'` must be given exactly what was
     /// indexed), then indexes the row's text now, if the row is still there. `INSERT OR REPLACE`
-    /// and `UPDATE OR REPLACE` remove the row they replace without firing delete triggers, so the
-    /// `BEFORE` triggers record a row that holds the written key already.
+    /// and `UPDATE OR REPLACE` remove the rows they replace without firing delete triggers, so the
+    /// `BEFORE` triggers record every row that holds the written key, or the written values of a
+    /// unique index of `table.indexes` (the migrator passes the catalog's), already. Recording a
+    /// row that stays is harmless (the fold indexes it again); missing one would leave its words.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         let (words, name, base, key, text, _) = searchIndexNames(table, column)
         let queue = quote(words.name + "#queue")
         let trigger = { (suffix: String) in self.quote(words.name + "#" + suffix) }
+        // The key and each unique index: a row holding the written values of any is replaced.
+        var unique = [[table.primaryKey.first ?? ""]]
+        for index in table.indexes where index.isUnique && !unique.contains(index.columns) {
+            unique.append(index.columns)
+        }
+        let conflicts = unique.map { columns in
+            "(" + columns.map { "\(quote($0)) = NEW.\(quote($0))" }.joined(separator: " AND ") + ")"
+        }.joined(separator: " OR ")
+        var watched: [String] = []
+        for column in unique.joined() where !watched.contains(column) { watched.append(column) }
         let replaced =
-            "INSERT INTO \(queue) (rid, held, was) SELECT rowid, 1, \(text) FROM \(base) WHERE \(key) = NEW.\(key)"
+            "INSERT INTO \(queue) (rid, held, was) SELECT rowid, 1, \(text) FROM \(base) WHERE (\(conflicts))"
         return [
             "CREATE VIRTUAL TABLE \(name) USING fts5(\(text), content=\(literal(table.name)), content_rowid='rowid', "
                 + "tokenize='depot', prefix='2 3', columnsize=0)",
@@ -38,7 +50,8 @@ extension SQLiteDialect {
             "CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(base) BEGIN \(replaced); END",
             "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (NEW.rowid, 0, NULL); END",
-            "CREATE TRIGGER \(trigger("rekey")) BEFORE UPDATE OF \(key) ON \(base) WHEN NEW.\(key) IS NOT OLD.\(key) "
+            "CREATE TRIGGER \(trigger("rekey")) BEFORE UPDATE OF \(watched.map(quote).joined(separator: ", ")) ON \(base) "
+                + "WHEN \(watched.map { "NEW.\(quote($0)) IS NOT OLD.\(quote($0))" }.joined(separator: " OR ")) "
                 + "BEGIN \(replaced) AND rowid <> OLD.rowid; END",
             "CREATE TRIGGER \(trigger("update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (OLD.rowid, 1, OLD.\(text)), (NEW.rowid, 0, NULL); END",
@@ -71,6 +84,14 @@ extension SQLiteDialect {
                     .init(name: "held", type: .integer, isNullable: false),
                     .init(name: "was", type: .text, isNullable: true),
                 ], primaryKey: []))
+    }
+
+    /// Every unique index but the primary key's: `INSERT OR REPLACE` removes the rows any of them
+    /// conflicts with, without firing delete triggers.
+    public func searchReplacingIndexes(of table: String) -> SQLStatement? {
+        SQLStatement(
+            sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
+            arguments: [.text(table)])
     }
 
     /// FTS5 tables (and legacy word tables) are tables.
