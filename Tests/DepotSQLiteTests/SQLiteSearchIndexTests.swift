@@ -5,6 +5,7 @@ import Depot
 import DepotTesting
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @_spi(Benchmarks) @testable import DepotSQLite
@@ -112,6 +113,27 @@ struct SQLiteSearchIndexTests {
             #expect(try await airports.fetch(where: .matches(\.name, "quokka")).map(\.icao) == ["XOSL"])
             try await Self.expectIndexMatchesRows(store, path)
         }
+    }
+
+    @Test("building the index over rows already there reports each batch as migration progress, and indexes every row")
+    func buildReportsRows() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("search-\(UUID().uuidString).sqlite")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SQLiteStore(path: path)
+        try await store.migrate(Migrations([Self.migrations.steps[0]]))
+        let rows = (0..<45_000).map { index in
+            var row = TestAirport.sample[index % TestAirport.sample.count]
+            row.icao = "X\(index)"
+            return row
+        }
+        try await store.repository(TestAirport.self).insert(rows)
+        let reports = Mutex<[MigrationProgress]>([])
+        try await store.migrate(Self.migrations) { progress in reports.withLock { $0.append(progress) } }
+        let batches = reports.withLock { $0 }.compactMap(\.rows)
+        #expect(batches == [20_000, 40_000, 45_000].map { MigrationProgress.Rows(done: $0, total: 45_000) })
+        #expect(reports.withLock { $0 }.last == MigrationProgress(done: 1, total: 1, step: "2"))
+        try await Self.expectIndexMatchesRows(store, path)
     }
 
     @Test("a client without Depot's tokenizer or functions writes an indexed table, and Depot's next search sees it")

@@ -118,6 +118,9 @@ public protocol SQLDialect: Sendable {
     /// The statements that create the search index of `column` of `table` (see
     /// ``SQLRenderer/createSearchIndex(on:column:schema:)``).
     func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String]
+    /// How the new search index of `column` of `table` is filled from the rows there are; `nil`
+    /// when creating it fills it.
+    func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill?
     /// The statements that drop the search index of `column` of `table`.
     func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String]
     /// The query listing the functions of search indexes in the current schema, as `DROP

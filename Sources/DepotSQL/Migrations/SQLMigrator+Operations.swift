@@ -227,7 +227,26 @@ extension SQLMigrator {
         {
             try await session.execute(statement)
         }
+        guard let fill = session.dialect.searchIndexFill(on: described, column: column) else { return }
+        // Batches in rowid order, each reported (`MigrationProgress.rows`) when someone shows progress.
+        let report = MigrationRowReporting.report
+        var total = 0
+        if report != nil, let counted = try await session.texts(fill.count).first?.first ?? nil {
+            total = Int(counted) ?? 0
+        }
+        var (after, done) = (Int64.min, 0)
+        while let next = try await session.texts(fill.next(after, searchIndexBatch)).first,
+            let last = next[0].flatMap({ Int64($0) })
+        {
+            try await session.execute(fill.fill(after, searchIndexBatch))
+            done += next[1].flatMap { Int($0) } ?? 0
+            after = last
+            report?(done, max(total, done))
+        }
     }
+
+    /// How many rows a batch of a search index's fill reads.
+    static let searchIndexBatch = 20_000
 
     static func dropSearchIndex(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws {
         let schema = try await currentSchema(session)

@@ -22,6 +22,29 @@ extension SQLFunctions {
     public static let searchQueuePending = "depot: a search index queue holds changes"
 }
 
+/// How a new search index is filled from the rows there are, in batches in `rowid` order, so a
+/// migration can report ``MigrationProgress/rows`` (SQLite; PostgreSQL's `CREATE INDEX` fills
+/// its index itself).
+public struct SearchIndexFill: Sendable {
+    /// Counts the rows to index.
+    public var count: SQLStatement
+    /// For the rows after position `after`, at most `limit`: one row holding the last one's
+    /// position (NULL when there is none) and how many there are.
+    public var next: @Sendable (_ after: Int64, _ limit: Int) -> SQLStatement
+    /// Indexes the rows ``next`` describes.
+    public var fill: @Sendable (_ after: Int64, _ limit: Int) -> SQLStatement
+
+    /// A fill with its statements.
+    public init(
+        count: SQLStatement, next: @escaping @Sendable (Int64, Int) -> SQLStatement,
+        fill: @escaping @Sendable (Int64, Int) -> SQLStatement
+    ) {
+        self.count = count
+        self.next = next
+        self.fill = fill
+    }
+}
+
 /// A search index's queue of changes (SQLite): whether it holds any, and the statements that fold
 /// them into the index. Stores fold it before a commit of the table's writes and before a search
 /// in a transaction; a reader's search checks in its own statement that the queue is empty

@@ -53,16 +53,16 @@ public struct MigrationProgress: Sendable, Hashable {
 
 /// Where a batches loop inside a migration step reports the rows it read: set by the migration
 /// runner for the step's duration, when the caller asked for progress.
-enum MigrationRowReporting {
+package enum MigrationRowReporting {
     /// The reporter, wrapped: a task-local holding an optional `@Sendable` closure itself
     /// crashes optimized builds of Swift 6.3.1 (`withValue` of such an optional segfaults at
     /// `-O`; a struct around the closure does not).
-    struct Reporter: Sendable {
+    package struct Reporter: Sendable {
         let report: @Sendable (_ done: Int, _ total: Int) -> Void
     }
 
-    @TaskLocal static var reporter: Reporter?
+    @TaskLocal package static var reporter: Reporter?
 
     /// The running data step's row reporter, if progress is being reported.
-    static var report: (@Sendable (_ done: Int, _ total: Int) -> Void)? { reporter?.report }
+    package static var report: (@Sendable (_ done: Int, _ total: Int) -> Void)? { reporter?.report }
 }

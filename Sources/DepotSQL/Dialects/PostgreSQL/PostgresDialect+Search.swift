@@ -116,6 +116,9 @@ extension PostgresDialect {
         return "\(exact) DESC, \(byLength)"
     }
 
+    /// `CREATE INDEX` reads the rows there are.
+    public func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill? { nil }
+
     /// PostgreSQL keeps the index itself: nothing to watch.
     public func searchReplacingIndexes(of table: String) -> SQLStatement? { nil }
 

@@ -16,7 +16,8 @@ extension SQLiteDialect {
     /// FTS5 holds whole words.
     public func indexedWord(_ word: String) -> String { word }
 
-    /// The FTS5 table, its queue, the words of the rows there are (`'rebuild'`), then the triggers.
+    /// The FTS5 table, its queue, then the triggers; ``searchIndexFill(on:column:)`` indexes the
+    /// rows there are.
     ///
     /// The queue rows say `(rid, held, was)`: the row's rowid, and whether the index held it, with
     /// text `was`, before this change. A row's first queue entry is the one that counts: the
@@ -46,7 +47,6 @@ extension SQLiteDialect {
             "CREATE VIRTUAL TABLE \(name) USING fts5(\(text), content=\(literal(table.name)), content_rowid='rowid', "
                 + "tokenize='depot', prefix='2 3', columnsize=0)",
             "CREATE TABLE \(queue) (rid INTEGER NOT NULL, held INTEGER NOT NULL, was TEXT)",
-            "INSERT INTO \(name) (\(name)) VALUES ('rebuild')",
             "CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(base) BEGIN \(replaced); END",
             "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (NEW.rowid, 0, NULL); END",
@@ -84,6 +84,25 @@ extension SQLiteDialect {
                     .init(name: "held", type: .integer, isNullable: false),
                     .init(name: "was", type: .text, isNullable: true),
                 ], primaryKey: []))
+    }
+
+    /// The rows in `rowid` order, in batches: FTS5 indexes each row inserted with its rowid and
+    /// text (what `'rebuild'` does for all rows at once).
+    public func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill? {
+        let (_, name, base, _, text, _) = searchIndexNames(table, column)
+        let rows = "FROM \(base) WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        return SearchIndexFill(
+            count: SQLStatement(sql: "SELECT count(*) FROM \(base)"),
+            next: { after, limit in
+                SQLStatement(
+                    sql: "SELECT max(rowid), count(*) FROM (SELECT rowid \(rows))",
+                    arguments: [.integer(after), .integer(Int64(limit))])
+            },
+            fill: { after, limit in
+                SQLStatement(
+                    sql: "INSERT INTO \(name) (rowid, \(text)) SELECT rowid, \(text) \(rows)",
+                    arguments: [.integer(after), .integer(Int64(limit))])
+            })
     }
 
     /// Every unique index but the primary key's: `INSERT OR REPLACE` removes the rows any of them
