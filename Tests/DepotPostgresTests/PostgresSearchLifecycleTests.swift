@@ -177,6 +177,42 @@ struct PostgresSearchLifecycleTests {
         }
     }
 
+    @Test("a search index built by functions of another Depot version is rebuilt when a store sets the schema up again")
+    func outdatedIndexRebuilt() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Self.v1)
+            let schema = try #require(store.configuration.schema)
+            // An earlier version's functions, say one that held no word of text that is not ASCII.
+            _ = try await PostgresTestServer.rawRows(
+                """
+                CREATE OR REPLACE FUNCTION depot_search_vector_unicode(t text) RETURNS tsvector LANGUAGE sql
+                  IMMUTABLE STRICT RETURN ''::tsvector;
+                COMMENT ON FUNCTION depot_search_vector_unicode(text) IS 'depot old';
+                COMMENT ON INDEX "airports#name#words" IS 'depot search old'
+                """, schema: schema)
+            let airports = store.repository(TestAirport.self)
+            try await airports.insert(TestAirport.sample)
+            #expect(try await airports.count(where: .matches(\.name, "vigra")) == 0, "the old words hold no 'vigra'")
+            // A store opening the schema finds a function of another version, sets it up again, and
+            // rebuilds the index those functions filled.
+            let again = PostgresStore(configuration: store.configuration)
+            #expect(
+                try await again.repository(TestAirport.self).fetch(where: .matches(\.name, "vigra")).map(\.icao) == [
+                    "ENAL"
+                ])
+            let all = try await airports.fetch()
+            for prefix in ["ål", "pozn", "isaf", "a"] {
+                #expect(
+                    try await airports.fetch(where: .matches(\.name, prefix)).map(\.icao).sorted()
+                        == Self.scan(all, prefix), "\(prefix)")
+            }
+            let mark = try await PostgresTestServer.rawRows(
+                "SELECT obj_description('\"airports#name#words\"'::regclass, 'pg_class')", schema: schema)
+            #expect(mark == [[PostgresDialect.searchIndexVersion]])
+            await again.close()
+        }
+    }
+
     @Test("rows loaded by psql's COPY in another process are searchable: empty, very long words, every plane")
     func copyFromAnotherProcess() async throws {
         try await PostgresTestServer.withStore { store in

@@ -349,7 +349,8 @@ struct SearchSQLGoldenTests {
         #expect(
             pg == [
                 "CREATE INDEX \"airports#name#words\" ON \"app\".\"airports\" USING gin "
-                    + "(\"app\".depot_search_vector(\"name\"))"
+                    + "(\"app\".depot_search_vector(\"name\"))",
+                "COMMENT ON INDEX \"app\".\"airports#name#words\" IS '\(PostgresDialect.searchIndexVersion)'",
             ])
         // Dropping takes the index, or a word table of an earlier version with its triggers.
         let dropped = SQLRenderer(dialect: .postgres).dropSearchIndex(on: table, column: "name", schema: "app")

@@ -18,13 +18,16 @@ extension PostgresDialect {
     /// The GIN index `"<table>#<column>#words"` over `depot_search_vector(column)`
     /// (``searchVectorFunction``): PostgreSQL keeps it on every write, by any client, with any
     /// `search_path` (the index names its function by identity), through `TRUNCATE`, renames and
-    /// `COPY`. The function is qualified with `schema` (stores always pass theirs).
+    /// `COPY`. The function is qualified with `schema` (stores always pass theirs). The index is
+    /// marked with ``searchIndexVersion``: a Depot whose functions compute other words rebuilds it.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
         let (words, _, base, _, text, _) = searchIndexNames(table, column)
         let prefix = schema.map { quote($0) + "." } ?? ""
         return [
             "CREATE INDEX \(quote(words.name)) ON \(prefix)\(base) USING gin "
-                + "(\(prefix)\(SQLFunctions.searchVector)(\(text)))"
+                + "(\(prefix)\(SQLFunctions.searchVector)(\(text)))",
+            // Setup rebuilds an index whose mark differs from the functions it installs.
+            "COMMENT ON INDEX \(prefix)\(quote(words.name)) IS '\(Self.searchIndexVersion)'",
         ]
     }
 

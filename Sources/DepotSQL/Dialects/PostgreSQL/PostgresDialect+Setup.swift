@@ -7,7 +7,9 @@ extension PostgresDialect {
     /// The statements that make a PostgreSQL database ready for Depot, run in one transaction:
     /// take the setup lock of `schema` (concurrent `CREATE OR REPLACE FUNCTION`s collide), create `schema`
     /// when one is configured, (re)define ``SQLFunctions/fold``, ``SQLFunctions/distance`` and
-    /// ``SQLFunctions/announceCommit``, and mark each with ``setupVersion``.
+    /// ``SQLFunctions/announceCommit``, and mark each with ``setupVersion``; then rebuild every
+    /// search index of the schema marked with another ``searchIndexVersion`` (its words were
+    /// computed by functions that differ from these).
     ///
     /// A store runs them only when ``setupCheck`` finds a function missing or of another
     /// version, so reads on a database Depot has set up never write.
@@ -27,7 +29,30 @@ extension PostgresDialect {
         statements += installedFunctions.map {
             SQLStatement(sql: "COMMENT ON FUNCTION \($0.signature) IS '\(setupVersion)'")
         }
+        statements.append(SQLStatement(sql: reindexOutdatedSearchIndexes))
         return statements
+    }
+
+    /// The mark a search index carries (its comment): a hash of the functions that compute what
+    /// it holds (``searchVectorFunction``, ``searchVectorUnicodeFunction``).
+    public static let searchIndexVersion = "depot search " + fnv(searchVectorUnicodeFunction + searchVectorFunction)
+
+    /// Rebuilds (`REINDEX`) each search index of the current schema not marked with
+    /// ``searchIndexVersion``, then marks it.
+    static let reindexOutdatedSearchIndexes =
+        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT c.oid::regclass::text AS name FROM pg_class AS c "
+        + "WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+        + "AND c.relkind = 'i' AND c.relname LIKE '%#words' "
+        + "AND pg_get_indexdef(c.oid) LIKE '%\(SQLFunctions.searchVector)(%' "
+        + "AND obj_description(c.oid, 'pg_class') IS DISTINCT FROM '\(searchIndexVersion)' LOOP "
+        + "EXECUTE 'REINDEX INDEX ' || r.name; "
+        + "EXECUTE format('COMMENT ON INDEX %s IS %L', r.name, '\(searchIndexVersion)'); END LOOP; END $$"
+
+    /// FNV-1a, 64 bits, in hexadecimal.
+    private static func fnv(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
     }
 
     /// Counts Depot's functions of this version (``setupVersion``) in the connection's
@@ -44,13 +69,7 @@ extension PostgresDialect {
 
     /// The mark Depot's PostgreSQL functions carry (as their comment): a hash of their definitions,
     /// so a database set up by a Depot whose functions differ is set up again.
-    public static let setupVersion: String = {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
-        for byte in installedFunctions.map(\.definition).joined(separator: "\n").utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return "depot " + String(hash, radix: 16)
-    }()
+    public static let setupVersion = "depot " + fnv(installedFunctions.map(\.definition).joined(separator: "\n"))
 
     /// Each function Depot installs in PostgreSQL: its name, its signature (for `COMMENT ON`) and
     /// its definition.
