@@ -23,7 +23,7 @@ extension SQLFunctions {
 }
 
 /// How a new search index is filled from the rows there are, in batches in `rowid` order, so a
-/// migration can report ``MigrationProgress/rows`` (SQLite; PostgreSQL's `CREATE INDEX` fills
+/// migration can report `MigrationProgress.rows` (SQLite; PostgreSQL's `CREATE INDEX` fills
 /// its index itself).
 public struct SearchIndexFill: Sendable {
     /// Counts the rows to index.

@@ -232,7 +232,7 @@ extension PostgresDialect {
 
     /// The most bytes of distinct words a `tsvector` holds (its offsets have 20 bits; beyond,
     /// `array_to_tsvector` builds a corrupt value without an error).
-    static let searchVectorCapacity = 1_048_575
+    public static let searchVectorCapacity = 1_048_575
 
     /// `depot_search_vector(text)`: what a search index (a GIN index over this expression)
     /// holds of a text: its words (``SQLFunctions/words``), each cut to ``indexedWordLength``
