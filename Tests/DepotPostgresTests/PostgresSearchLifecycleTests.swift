@@ -6,9 +6,11 @@ import DepotTesting
 import Foundation
 import Testing
 
-// The search index's whole life on PostgreSQL (trust issue, items 3–7). Axes: schema change (rename
-// column, rename table, drop + recreate, erase + recreate) × writer (Depot, a client with psql's
-// default search_path, TRUNCATE, INSERT … ON CONFLICT, psql's COPY in another process). After each: writes work, `.matches` equals a
+// The search index's whole life on PostgreSQL (trust issue, items 3–7; #40's GIN index). Axes:
+// schema change (rename column, rename table, drop + recreate, erase + recreate) × writer (Depot, a
+// client with psql's default search_path, TRUNCATE, INSERT … ON CONFLICT, psql's COPY in another
+// process) × version (a word table of an earlier Depot, functions of another version). Extremes
+// (long words, every plane, the tsvector's 1 MB) are in PostgresSearchIndexTests. After each: writes work, `.matches` equals a
 // scan, and nothing orphaned is left in the catalog.
 
 @Suite(

@@ -218,21 +218,13 @@ extension SQLDialect {
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The quoted key column a search index names rows by. Searches and index creation refuse a
-    /// table without exactly one key column first (`SearchIndexCheck`, `TextSearch.checkIndexable`),
-    /// naming it; the empty name here is never rendered for such a table.
-    func searchKey(of table: TableDescription) -> String { quote(table.primaryKey.first ?? "") }
-
-    /// What a search index of `column` of `table` names, quoted: its word table (and that table's
-    /// quoted name), the table, its key, the column, and the declared type of the word table's key.
+    /// What a search index of `column` of `table` names, quoted: the index's own name (unquoted
+    /// and quoted), the table, and the column.
     func searchIndexNames(_ table: TableDescription, _ column: String) -> (
-        words: TableDescription, name: String, base: String, key: String, text: String, keyType: String
+        words: String, name: String, base: String, text: String
     ) {
-        let words = TextSearch.wordTable(for: table, column: column)
-        return (
-            words, quote(words.name), quote(table.name), searchKey(of: table), quote(column),
-            typeName(words.columns[2].type)
-        )
+        let words = TextSearch.wordTable(for: table, column: column).name
+        return (words, quote(words), quote(table.name), quote(column))
     }
 
     /// The Depot type a catalog's declared type stands for, by its `ColumnType.rawValue` (the

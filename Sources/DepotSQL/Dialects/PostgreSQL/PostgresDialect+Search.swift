@@ -21,13 +21,13 @@ extension PostgresDialect {
     /// `COPY`. The function is qualified with `schema` (stores always pass theirs). The index is
     /// marked with ``searchIndexVersion``: a Depot whose functions compute other words rebuilds it.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let (words, _, base, _, text, _) = searchIndexNames(table, column)
+        let (_, name, base, text) = searchIndexNames(table, column)
         let prefix = schema.map { quote($0) + "." } ?? ""
         return [
-            "CREATE INDEX \(quote(words.name)) ON \(prefix)\(base) USING gin "
+            "CREATE INDEX \(name) ON \(prefix)\(base) USING gin "
                 + "(\(prefix)\(SQLFunctions.searchVector)(\(text)))",
             // Setup rebuilds an index whose mark differs from the functions it installs.
-            "COMMENT ON INDEX \(prefix)\(quote(words.name)) IS '\(Self.searchIndexVersion)'",
+            "COMMENT ON INDEX \(prefix)\(name) IS '\(Self.searchIndexVersion)'",
         ]
     }
 
@@ -135,10 +135,13 @@ extension PostgresDialect {
     }
 
     /// Search indexes (and word tables of earlier versions) in the current schema.
-    public var searchIndexCatalog: SQLStatement {
+    public var searchIndexCatalog: SQLStatement { wordsRelations(kinds: "'r', 'i'") }
+
+    /// The relations of the current schema named `…#words`, of the `kinds` given (`relkind`).
+    private func wordsRelations(kinds: String) -> SQLStatement {
         SQLStatement(
             sql: "SELECT relname::text FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE "
-                + "nspname = current_schema()) AND relkind IN ('r', 'i') AND relname LIKE '%#words' ORDER BY 1")
+                + "nspname = current_schema()) AND relkind IN (\(kinds)) AND relname LIKE '%#words' ORDER BY 1")
     }
 
     /// The index counts through the table.
@@ -151,11 +154,7 @@ extension PostgresDialect {
     public func searchIndexRefusal(on table: String) -> (query: SQLStatement, reason: String)? { nil }
 
     /// Word tables of Depot versions before the GIN index (each kept by row triggers).
-    public var legacySearchIndexes: SQLStatement? {
-        SQLStatement(
-            sql: "SELECT relname::text FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE "
-                + "nspname = current_schema()) AND relkind = 'r' AND relname LIKE '%#words' ORDER BY 1")
-    }
+    public var legacySearchIndexes: SQLStatement? { wordsRelations(kinds: "'r'") }
 
     /// PostgreSQL keeps the GIN index in the writing statement: no queue.
     public func searchQueue(table: String, column: String) -> SearchQueue? { nil }

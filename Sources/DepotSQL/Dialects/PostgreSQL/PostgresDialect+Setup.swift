@@ -308,7 +308,7 @@ package enum SearchIndexCheck {
             if case .relevance(let column, _, _) = term { searched.append((table, column)) }
         }
         for (table, column) in searched {
-            // A search index names rows by their key (``SQLDialect/searchKey(of:)``).
+            // The search index's definition of a table (`TextSearch.checkIndexable`).
             guard table.primaryKey.count == 1 else {
                 throw DepotError(
                     .invalidQuery,

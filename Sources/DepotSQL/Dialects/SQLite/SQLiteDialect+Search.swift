@@ -28,12 +28,12 @@ extension SQLiteDialect {
     /// unique index of `table.indexes` (the migrator passes the catalog's), already. Recording a
     /// row that stays is harmless (the fold indexes it again); missing one would leave its words.
     public func createSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String] {
-        let (words, name, base, key, text, _) = searchIndexNames(table, column)
-        let queue = quote(words.name + "#queue")
-        let trigger = { (suffix: String) in self.quote(words.name + "#" + suffix) }
+        let (words, name, base, text) = searchIndexNames(table, column)
+        let queue = quote(words + "#queue")
+        let trigger = { (suffix: String) in self.quote(words + "#" + suffix) }
         // The key and each unique index: a row holding the written values of any is replaced.
-        var unique = [[table.primaryKey.first ?? ""]]
-        for index in table.indexes where index.isUnique && !unique.contains(index.columns) {
+        var unique = table.primaryKey.isEmpty ? [] : [table.primaryKey]
+        for index in table.indexes where index.isUnique && !index.columns.isEmpty && !unique.contains(index.columns) {
             unique.append(index.columns)
         }
         let conflicts = unique.map { columns in
@@ -43,17 +43,25 @@ extension SQLiteDialect {
         for column in unique.joined() where !watched.contains(column) { watched.append(column) }
         let replaced =
             "INSERT INTO \(queue) (rid, held, was) SELECT rowid, 1, \(text) FROM \(base) WHERE (\(conflicts))"
+        // A table without key or unique index has no row a REPLACE removes: no BEFORE triggers.
+        let replacing =
+            unique.isEmpty
+            ? []
+            : [
+                "CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(base) BEGIN \(replaced); END",
+                "CREATE TRIGGER \(trigger("rekey")) BEFORE UPDATE OF \(watched.map(quote).joined(separator: ", ")) "
+                    + "ON \(base) WHEN \(watched.map { "NEW.\(quote($0)) IS NOT OLD.\(quote($0))" }.joined(separator: " OR ")) "
+                    + "BEGIN \(replaced) AND rowid <> OLD.rowid; END",
+            ]
+        let updated = ([column] + table.primaryKey.filter { $0 != column }).map(quote).joined(separator: ", ")
         return [
             "CREATE VIRTUAL TABLE \(name) USING fts5(\(text), content=\(literal(table.name)), content_rowid='rowid', "
                 + "tokenize='depot', prefix='2 3', columnsize=0)",
             "CREATE TABLE \(queue) (rid INTEGER NOT NULL, held INTEGER NOT NULL, was TEXT)",
-            "CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(base) BEGIN \(replaced); END",
+        ] + replacing + [
             "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (NEW.rowid, 0, NULL); END",
-            "CREATE TRIGGER \(trigger("rekey")) BEFORE UPDATE OF \(watched.map(quote).joined(separator: ", ")) ON \(base) "
-                + "WHEN \(watched.map { "NEW.\(quote($0)) IS NOT OLD.\(quote($0))" }.joined(separator: " OR ")) "
-                + "BEGIN \(replaced) AND rowid <> OLD.rowid; END",
-            "CREATE TRIGGER \(trigger("update")) AFTER UPDATE OF \(text), \(key) ON \(base) BEGIN "
+            "CREATE TRIGGER \(trigger("update")) AFTER UPDATE OF \(updated) ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (OLD.rowid, 1, OLD.\(text)), (NEW.rowid, 0, NULL); END",
             "CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(base) BEGIN "
                 + "INSERT INTO \(queue) (rid, held, was) VALUES (OLD.rowid, 1, OLD.\(text)); END",
@@ -89,7 +97,7 @@ extension SQLiteDialect {
     /// The rows in `rowid` order, in batches: FTS5 indexes each row inserted with its rowid and
     /// text (what `'rebuild'` does for all rows at once).
     public func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill? {
-        let (_, name, base, _, text, _) = searchIndexNames(table, column)
+        let (_, name, base, text) = searchIndexNames(table, column)
         let rows = "FROM \(base) WHERE rowid > ? ORDER BY rowid LIMIT ?"
         return SearchIndexFill(
             count: SQLStatement(sql: "SELECT count(*) FROM \(base)"),
