@@ -37,7 +37,7 @@ public final class SQLiteEngine: SQLEngine {
 
     init(
         path: String, busyTimeout: Duration, removesFolderOnDeinit: Bool, logging: SQLLogging, metrics: SQLMetrics,
-        tracing: SQLTracing
+        tracing: SQLTracing, preparing prepare: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         self.logging = logging
         self.metrics = metrics
@@ -52,6 +52,7 @@ public final class SQLiteEngine: SQLEngine {
         configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
+            try prepare?(db)
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
@@ -182,47 +183,60 @@ public final class SQLiteEngine: SQLEngine {
 }
 
 /// A connection of ``SQLiteEngine``: the pool's writer, or any of its readers. Each call runs as
-/// one access of the pool, off the Swift concurrency threads.
+/// one access of the pool: a read on the calling thread, a write on the writer's own thread.
 public struct SQLiteConnection: SQLConnection {
     let engine: SQLiteEngine
     let isWriter: Bool
 
     /// Runs `body` on the connection; SQLite's errors arrive as `DepotError`s.
     ///
-    /// On the writer's thread (``SQLiteEngine/withWriter(_:)``), `body` runs on the writer
-    /// connection at once, from that thread (a synchronous access); from anywhere else it is
-    /// awaited on the connection's queue.
+    /// A reader's `body` runs in a read of its own, on the calling thread. On the writer's thread
+    /// (``SQLiteEngine/withWriter(_:)``), `body` runs on the writer connection at once, from that
+    /// thread (a synchronous access); from anywhere else it is awaited on the connection's queue.
     private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            guard isWriter else { return try await engine.database.read(body) }
+            let database = engine.database
+            guard isWriter else {
+                // A read of a reader connection from the calling thread: GRDB's awaited read would
+                // hop to the reader's queue and back, two thread switches that cost several times
+                // a small query. The thread waits for a reader only while the pool's readers are
+                // all lent, each to a body like this one, which ends without awaiting. No GRDB
+                // savepoint around it: each call runs one statement, which SQLite reads in a
+                // transaction of its own (one snapshot of the latest commit).
+                return try await Self.interruptibly(StatementSlot(), body) { try database.unsafeRead($0) }
+            }
             if engine.writerThread.isCurrent {
-                // As an awaited access does: a cancelled task's next statement throws, and one
-                // under way is interrupted.
-                try Task.checkCancellation()
-                let thread = engine.writerThread
-                return try await withTaskCancellationHandler {
-                    try Self.writeHere(engine.database) { db in
-                        thread.running.withLock { $0 = db.sqliteConnection.map(RunningStatement.init) }
-                        defer { thread.running.withLock { $0 = nil } }
-                        // Cancelled after the check above, before the handler could see the connection.
-                        try Task.checkCancellation()
-                        return try body(db)
-                    }
-                } onCancel: {
-                    // Under the lock, so the connection is still in this statement: SQLite stops
-                    // it at its next step with SQLITE_INTERRUPT (read as the cancellation below).
-                    thread.running.withLock { $0?.interrupt() }
+                return try await Self.interruptibly(engine.writerThread.running, body) {
+                    try database.writeWithoutTransaction($0)
                 }
             }
-            return try await engine.database.writeWithoutTransaction(body)
+            return try await database.writeWithoutTransaction(body)
         } catch {
             throw SQLiteErrors.map(error, path: engine.path)
         }
     }
 
-    /// `body` on the writer connection, from the calling thread (which waits for the connection).
-    private static func writeHere<T>(_ database: DatabasePool, _ body: (Database) throws -> T) throws -> T {
-        try database.writeWithoutTransaction(body)
+    /// Runs `body` through `access` (a synchronous access of a connection, from the calling
+    /// thread) as an awaited access of GRDB does: a cancelled task's statement throws before it
+    /// starts, and one under way is interrupted.
+    private static func interruptibly<T>(
+        _ running: StatementSlot, _ body: @escaping (Database) throws -> T,
+        access: ((Database) throws -> T) throws -> T
+    ) async throws -> T {
+        try Task.checkCancellation()
+        return try await withTaskCancellationHandler {
+            try access { db in
+                running.slot.withLock { $0 = db.sqliteConnection.map(RunningStatement.init) }
+                defer { running.slot.withLock { $0 = nil } }
+                // Cancelled after the check above, before the handler could see the connection.
+                try Task.checkCancellation()
+                return try body(db)
+            }
+        } onCancel: {
+            // Under the lock, so the connection is still in this statement: SQLite stops it at
+            // its next step with SQLITE_INTERRUPT (read as the cancellation, `SQLiteErrors`).
+            running.slot.withLock { $0?.interrupt() }
+        }
     }
 
     /// Runs `statement`; returns `sqlite3_changes`.
@@ -358,7 +372,12 @@ final class SQLiteWriterThread: TaskExecutor, @unchecked Sendable {
 
     /// The writer connection while a statement of this thread runs on it: what a cancelled task
     /// interrupts.
-    let running = Mutex<RunningStatement?>(nil)
+    let running = StatementSlot()
+}
+
+/// The connection of a statement while it runs: what a cancelled task interrupts.
+final class StatementSlot: Sendable {
+    let slot = Mutex<RunningStatement?>(nil)
 }
 
 /// A connection with a statement under way, which another thread may interrupt.

@@ -2,6 +2,7 @@ import Depot
 @_exported import DepotSQL
 @_spi(Benchmarks) import DepotSQL
 import Foundation
+import GRDB
 
 /// Depot's embedded default: a SQLite database file, through GRDB.
 ///
@@ -85,13 +86,24 @@ extension SQLStore where Engine == SQLiteEngine {
         logging: SQLLogging = .standard(label: "depot.sqlite"), metrics: SQLMetrics = SQLMetrics(),
         tracing: SQLTracing = .bootstrapped
     ) throws -> SQLiteStore {
+        try temporary(logging: logging, metrics: metrics, tracing: tracing, preparing: nil)
+    }
+
+    /// ``temporary(logging:metrics:tracing:)`` whose every connection, writer and readers, runs
+    /// `prepare` as it opens, after Depot's functions are registered (tests add functions of
+    /// their own).
+    package static func temporary(
+        logging: SQLLogging = .standard(label: "depot.sqlite"), metrics: SQLMetrics = SQLMetrics(),
+        tracing: SQLTracing = .bootstrapped, preparing prepare: (@Sendable (Database) throws -> Void)?
+    ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("depot-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SQLiteStore(
             engine: try SQLiteEngine(
                 path: directory.appendingPathComponent("store.sqlite").path, busyTimeout: .seconds(10),
-                removesFolderOnDeinit: true, logging: logging, metrics: metrics, tracing: tracing))
+                removesFolderOnDeinit: true, logging: logging, metrics: metrics, tracing: tracing,
+                preparing: prepare))
     }
 
     /// The database file.

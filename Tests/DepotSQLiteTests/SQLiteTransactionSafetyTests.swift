@@ -57,18 +57,17 @@ struct SQLiteTransactionSafetyTests {
         SELECT x + 1 FROM c WHERE x < 100000000) SELECT x FROM c))
         """
 
-    /// A temporary store whose writer connection has `depot_test_cancel_task()`: it cancels the
-    /// task whose statement calls it (the statement runs in that task, on the writer's thread).
+    /// A temporary store whose connections have `depot_test_cancel_task()`: it cancels the task
+    /// whose statement calls it (a statement runs in its task, on the writer's thread or, for a
+    /// read, on the calling thread).
     static func cancellingStore() async throws -> SQLiteStore {
-        let store = try SQLiteStore.temporary()
-        try await store.engine.database.writeWithoutTransaction { db in
+        try SQLiteStore.temporary { db in
             db.add(
                 function: DatabaseFunction("depot_test_cancel_task", argumentCount: 0, pure: false) { _ in
                     withUnsafeCurrentTask { $0?.cancel() }
                     return 1
                 })
         }
-        return store
     }
 
     /// Runs `body` in a transaction of `store`, in a task of its own, and expects the
@@ -92,6 +91,25 @@ struct SQLiteTransactionSafetyTests {
         #expect(try await airports.count() == 0, "nothing of the cancelled transaction commits")
         try await airports.insert(TestAirport(icao: "ENSB", name: "Svalbard", country: "NO"))
         #expect(try await airports.fetch().map(\.icao) == ["ENSB"], "the writer serves the next transaction")
+    }
+
+    @Test("a read under way when its task is cancelled is interrupted, and the store reads on")
+    func cancelledMidRead() async throws {
+        let store = try await Self.cancellingStore()
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport(icao: "ENGM", name: "Oslo", country: "NO"))
+        // Reads run on the calling thread (no hop to GRDB's reader queue): the task's
+        // cancellation must still stop the statement, not wait for its hundred million rows.
+        let read = Task { try await store.rows(SQL(stringLiteral: "SELECT " + Self.cancelledMidStatement)) }
+        await #expect(throws: CancellationError.self) { try await read.value }
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await airports.count()
+        }
+        await #expect(throws: CancellationError.self, "a task cancelled before its read") {
+            try await cancelledFirst.value
+        }
+        #expect(try await airports.fetch().map(\.icao) == ["ENGM"], "the readers serve the next read")
     }
 
     @Test("a write SQLite interrupts (and so rolls back the whole transaction) reads as the cancellation")

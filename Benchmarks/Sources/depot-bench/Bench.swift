@@ -64,7 +64,8 @@ func replicate(_ base: [BenchAirport], count: Int) -> [BenchAirport] {
 
 let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-final class RawDatabase {
+/// Used by one task at a time (a connection opened `NOMUTEX`).
+final class RawDatabase: @unchecked Sendable {
     var handle: OpaquePointer?
 
     init(path: String) {

@@ -140,13 +140,13 @@ extension PostgresCases {
                 let (medians, answers, floor) = try await SearchCases.measure(
                     names.count, rounds: rounds, floorOf: 2,
                     [
-                        { try await depot.count(where: matches) },
-                        { try await depot.count(where: scanned) },
-                        {
+                        { @Sendable in try await depot.count(where: matches) },
+                        { @Sendable in try await depot.count(where: scanned) },
+                        { @Sendable in
                             try await rawCount(
                                 "SELECT count(*) \(table) WHERE \(vector) @@ to_tsquery('simple', $1)", prefixes)
                         },
-                        { try await rawCount(countByHand) },
+                        { @Sendable in try await rawCount(countByHand) },
                     ])
                 precondition(
                     answers[0] == matched.count && answers[3] == answers[0],
@@ -170,10 +170,14 @@ extension PostgresCases {
                 let (medians, answers, floor) = try await SearchCases.measure(
                     names.fetch, rounds: rounds, floorOf: 2,
                     [
-                        { try await depot.fetch(where: matches, orderBy: [relevance], limit: SearchCases.limit) },
-                        { try await depot.fetch(where: scanned, orderBy: [relevance], limit: SearchCases.limit) },
-                        { try await decodeAirports(ranked) },
-                        { try await decodeAirports(fetchByHand) },
+                        { @Sendable in
+                            try await depot.fetch(where: matches, orderBy: [relevance], limit: SearchCases.limit)
+                        },
+                        { @Sendable in
+                            try await depot.fetch(where: scanned, orderBy: [relevance], limit: SearchCases.limit)
+                        },
+                        { @Sendable in try await decodeAirports(ranked) },
+                        { @Sendable in try await decodeAirports(fetchByHand) },
                     ])
                 let expected = reference.best(matched, tokens, limit: SearchCases.limit)
                 precondition(
