@@ -318,7 +318,7 @@ struct SearchSQLGoldenTests {
         #expect(
             lite[0]
                 == "CREATE VIRTUAL TABLE \"airports#name#words\" USING fts5(\"name\", content='airports', "
-                + "content_rowid='rowid', tokenize='depot', prefix='2 3', columnsize=0)")
+                + "content_rowid='rowid', tokenize='depot', prefix='2 3 4', columnsize=0)")
         // The rows there are go in by rowid, in batches a migration reports.
         let fill = try #require(SQLiteDialect().searchIndexFill(on: table, column: "name"))
         #expect(

@@ -3,7 +3,7 @@ import Depot
 /// SQLite's search index: an FTS5 table over the column, tokenized by Depot's `depot` tokenizer
 /// (DepotSQLite registers it on every connection: its tokens are `TextSearch.words(of:)`), with
 /// external content (the words point at the table's rows by `rowid`; the text is not copied) and
-/// prefix indexes for 2 and 3 bytes.
+/// prefix indexes for 2, 3 and 4 bytes.
 ///
 /// Plain-SQL triggers append each change to a queue table (`<table>#<column>#words#queue`): the
 /// row, and the text it had when the index last held it. Depot folds the queue into the index
@@ -56,7 +56,7 @@ extension SQLiteDialect {
         let updated = ([column] + table.primaryKey.filter { $0 != column }).map(quote).joined(separator: ", ")
         return [
             "CREATE VIRTUAL TABLE \(name) USING fts5(\(text), content=\(literal(table.name)), content_rowid='rowid', "
-                + "tokenize='depot', prefix='2 3', columnsize=0)",
+                + "tokenize='depot', prefix='2 3 4', columnsize=0)",
             "CREATE TABLE \(queue) (rid INTEGER NOT NULL, held INTEGER NOT NULL, was TEXT)",
         ] + replacing + [
             "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(base) BEGIN "
