@@ -4,6 +4,7 @@ import DepotSQL
 import DepotTestSupport
 import DepotTesting
 import Foundation
+import Synchronization
 import Testing
 
 // The search index's whole life on PostgreSQL (trust issue, items 3–7; #40's GIN index). Axes:
@@ -176,6 +177,32 @@ struct PostgresSearchLifecycleTests {
                     + "WHERE tgname LIKE 'airports#%' UNION ALL SELECT proname FROM pg_proc WHERE proname LIKE 'airports#%'",
                 schema: schema)
             #expect(catalog == [["airports#name#words:i"]], "only the GIN index is left: \(catalog)")
+        }
+    }
+
+    @Test(
+        "building the index over rows already there reports rows as migration progress, never backwards, ending with all"
+    )
+    func buildReportsRows() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Migrations([Self.v1.steps[0]]))
+            let rows = TestAirport.numbered(3_000)
+            try await store.repository(TestAirport.self).insert(rows)
+            let reports = Mutex<[MigrationProgress]>([])
+            try await store.migrate(Self.v1) { progress in reports.withLock { $0.append(progress) } }
+            // CREATE INDEX is one statement: another connection polls how far it has read; a
+            // build this small ends before the first poll, so only the last report is certain.
+            let read = reports.withLock { $0 }.compactMap(\.rows)
+            #expect(read.last == MigrationProgress.Rows(done: 3_000, total: 3_000), "\(read)")
+            #expect(read.allSatisfy { $0.total == 3_000 }, "\(read)")
+            #expect(zip(read, read.dropFirst()).allSatisfy { $0.done < $1.done }, "never backwards: \(read)")
+            #expect(try await store.repository(TestAirport.self).count(where: .matches(\.name, "gard")) > 0)
+            // The poll is a statement PostgreSQL runs (the view and its columns), answering no
+            // row for a backend that builds nothing.
+            let table = TableDescription(name: "airports", entityName: "airports", columns: [], primaryKey: [])
+            let build = try #require(PostgresDialect().searchIndexBuildProgress(on: table))
+            let poll = build.progress("0").sql.replacingOccurrences(of: "$1", with: "0")
+            #expect(try await PostgresTestServer.rawRows(poll).isEmpty)
         }
     }
 

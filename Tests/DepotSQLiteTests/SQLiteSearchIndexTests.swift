@@ -2,6 +2,7 @@
 // conflicts), transactions (a search sees its own writes; a rollback), random text against the
 // definition (ASCII fast path and Swift), and upgrades from the word tables of earlier versions.
 import Depot
+import DepotTestSupport
 import DepotTesting
 import Foundation
 import GRDB
@@ -122,11 +123,7 @@ struct SQLiteSearchIndexTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try SQLiteStore(path: path)
         try await store.migrate(Migrations([Self.migrations.steps[0]]))
-        let rows = (0..<45_000).map { index in
-            var row = TestAirport.sample[index % TestAirport.sample.count]
-            row.icao = "X\(index)"
-            return row
-        }
+        let rows = TestAirport.numbered(45_000)
         try await store.repository(TestAirport.self).insert(rows)
         let reports = Mutex<[MigrationProgress]>([])
         try await store.migrate(Self.migrations) { progress in reports.withLock { $0.append(progress) } }

@@ -121,6 +121,10 @@ public protocol SQLDialect: Sendable {
     /// How the new search index of `column` of `table` is filled from the rows there are; `nil`
     /// when creating it fills it.
     func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill?
+    /// How another connection follows the build of a search index over `table` that creating it
+    /// runs (one statement, so no batches to report); `nil` when the dialect fills it in batches
+    /// (``searchIndexFill(on:column:)``) or cannot follow it.
+    func searchIndexBuildProgress(on table: TableDescription) -> SearchIndexBuildProgress?
     /// The statements that drop the search index of `column` of `table`.
     func dropSearchIndex(on table: TableDescription, column: String, schema: String?) -> [String]
     /// The query listing the functions of search indexes in the current schema, as `DROP
@@ -201,6 +205,9 @@ extension SQLDialect where Self == PostgresDialect {
 }
 
 extension SQLDialect {
+    /// No build to follow: the index is filled in batches, or not at all.
+    public func searchIndexBuildProgress(on table: TableDescription) -> SearchIndexBuildProgress? { nil }
+
     /// The `WHERE` of an upsert's `DO UPDATE`: a stored row whose `columns` all hold the new
     /// values already is left alone, so it counts as no change (and its table as not written).
     public func unchangedRowsSkipped(in table: TableDescription, columns: [String]) -> String {

@@ -222,10 +222,14 @@ extension SQLMigrator {
                     IndexDescription(name: name, table: table.name, columns: columns, isUnique: true))
             }
         }
-        for statement in SQLRenderer(dialect: session.dialect).createSearchIndex(
+        let statements = SQLRenderer(dialect: session.dialect).createSearchIndex(
             on: described, column: column, schema: schema)
-        {
-            try await session.execute(statement)
+        if let report = MigrationRowReporting.report, let build = session.dialect.searchIndexBuildProgress(on: table) {
+            try await following(build, of: session, report: report) {
+                for statement in statements { try await session.execute(statement) }
+            }
+        } else {
+            for statement in statements { try await session.execute(statement) }
         }
         guard let fill = session.dialect.searchIndexFill(on: described, column: column) else { return }
         // Batches in rowid order, each reported (`MigrationProgress.rows`) when someone shows progress.
@@ -247,6 +251,47 @@ extension SQLMigrator {
 
     /// How many rows a batch of a search index's fill reads.
     static let searchIndexBatch = 20_000
+
+    /// How often another connection asks how far a search index's build has come.
+    static let searchIndexBuildPoll: Duration = .milliseconds(250)
+
+    /// Runs `create` (the statements that create and build a search index), reporting the rows
+    /// read so far as `MigrationProgress.rows` while it runs, as another connection reads them
+    /// from `build` every ``searchIndexBuildPoll`` (the table's blocks read, in proportion to its
+    /// rows), and all of them when it ends. Following is best effort: a failing poll stops
+    /// following and never fails the step.
+    private static func following(
+        _ build: SearchIndexBuildProgress, of session: any SQLMigrationSession,
+        report: @escaping @Sendable (_ done: Int, _ total: Int) -> Void, _ create: () async throws -> Void
+    ) async throws {
+        let total = try await session.texts(build.count).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+        guard let backend = try await session.texts(build.backend).first?.first ?? nil else {
+            return try await create()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var reported = 0
+                while true {
+                    try await Task.sleep(for: searchIndexBuildPoll)
+                    guard let row = try? await session.textsElsewhere(build.progress(backend)) else { return }
+                    guard let read = row.first, let done = read[0].flatMap({ Double($0) }),
+                        let blocks = read[1].flatMap({ Double($0) }), blocks > 0
+                    else { continue }
+                    // Never all of them before the statement ends, never backwards.
+                    let rows = min(total - 1, Int(Double(total) * min(done / blocks, 1)))
+                    guard rows > reported else { continue }
+                    reported = rows
+                    report(rows, total)
+                }
+            }
+            defer { group.cancelAll() }
+            try await create()
+            group.cancelAll()
+            // A poll's report under way ends before the last one.
+            try? await group.waitForAll()
+        }
+        report(total, total)
+    }
 
     static func dropSearchIndex(_ table: String, _ column: String, _ session: any SQLMigrationSession) async throws {
         let schema = try await currentSchema(session)

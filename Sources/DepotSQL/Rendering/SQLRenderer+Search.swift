@@ -45,6 +45,27 @@ public struct SearchIndexFill: Sendable {
     }
 }
 
+/// How another connection follows a search index's build while the one statement that creates
+/// it runs (PostgreSQL's `CREATE INDEX`, through `pg_stat_progress_create_index`).
+public struct SearchIndexBuildProgress: Sendable {
+    /// Counts the rows to index.
+    public var count: SQLStatement
+    /// The building connection's identity, as ``progress`` takes it (one row, one column).
+    public var backend: SQLStatement
+    /// For the building connection `backend`, at most one row: the blocks of the table the build
+    /// has read, and how many there are; none before the build reads the table.
+    public var progress: @Sendable (_ backend: String) -> SQLStatement
+
+    /// A build's progress with its statements.
+    public init(
+        count: SQLStatement, backend: SQLStatement, progress: @escaping @Sendable (_ backend: String) -> SQLStatement
+    ) {
+        self.count = count
+        self.backend = backend
+        self.progress = progress
+    }
+}
+
 /// A search index's queue of changes (SQLite): whether it holds any, and the statements that fold
 /// them into the index. Stores fold it before a commit of the table's writes and before a search
 /// in a transaction; a reader's search checks in its own statement that the queue is empty

@@ -213,6 +213,10 @@ extension SQLWriter: SQLMigrationSession {
 
     /// Migrations of one database take turns, across stores and processes, until this
     /// transaction ends (PostgreSQL: an advisory lock; SQLite: `BEGIN IMMEDIATE` did already).
+    package func textsElsewhere(_ statement: SQLStatement) async throws -> [[String?]] {
+        try await store.withReader { try await $0.texts(statement) }
+    }
+
     package func lockForMigration() async throws {
         if let lock = renderer.migrationLock { try await execute(lock) }
     }

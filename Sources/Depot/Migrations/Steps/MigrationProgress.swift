@@ -14,7 +14,9 @@
 /// Reported after each step, also for a step another process applied meanwhile (``rows`` `nil`).
 /// While a data step reads rows in ``Repository/batches(of:where:)``, reported after each batch
 /// too, with ``rows`` set and ``done`` the steps finished before it; the total is counted once,
-/// when the loop starts, and only when someone listens.
+/// when the loop starts, and only when someone listens. A step that creates a search index over
+/// rows already there reports the same way: SQLite's after each batch of the build, PostgreSQL's
+/// as another connection follows its one `CREATE INDEX`, and all rows when it ends.
 public struct MigrationProgress: Sendable, Hashable {
     /// How many steps this call has finished (applied, reverted or found applied), from 1.
     public var done: Int

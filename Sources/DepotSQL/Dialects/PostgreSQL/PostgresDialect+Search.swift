@@ -122,6 +122,24 @@ extension PostgresDialect {
     /// `CREATE INDEX` reads the rows there are.
     public func searchIndexFill(on table: TableDescription, column: String) -> SearchIndexFill? { nil }
 
+    /// ```sql
+    /// SELECT blocks_done::text, blocks_total::text FROM pg_stat_progress_create_index
+    /// WHERE pid = $1 AND phase LIKE 'building index%' AND blocks_total > 0
+    /// ```
+    /// (the table's blocks `CREATE INDEX` has read, while it reads them), for the backend
+    /// `SELECT pg_backend_pid()` names.
+    public func searchIndexBuildProgress(on table: TableDescription) -> SearchIndexBuildProgress? {
+        SearchIndexBuildProgress(
+            count: SQLStatement(sql: "SELECT count(*)::text FROM \(quote(table.name))"),
+            backend: SQLStatement(sql: "SELECT pg_backend_pid()::text"),
+            progress: { backend in
+                SQLStatement(
+                    sql: "SELECT blocks_done::text, blocks_total::text FROM pg_stat_progress_create_index "
+                        + "WHERE pid = $1 AND phase LIKE 'building index%' AND blocks_total > 0",
+                    arguments: [.integer(Int64(backend) ?? 0)])
+            })
+    }
+
     /// PostgreSQL keeps the index itself: nothing to watch.
     public func searchReplacingIndexes(of table: String) -> SQLStatement? { nil }
 
