@@ -203,6 +203,9 @@ struct PostgresSearchLifecycleTests {
             let build = try #require(PostgresDialect().searchIndexBuildProgress(on: table))
             let poll = build.progress("0").sql.replacingOccurrences(of: "$1", with: "0")
             #expect(try await PostgresTestServer.rawRows(poll).isEmpty)
+            // A backend identity that is no pid fails the poll (which stops following), not 0.
+            let bad = build.progress("x").sql.replacingOccurrences(of: "$1", with: "'x'")
+            await #expect(throws: (any Error).self) { try await PostgresTestServer.rawRows(bad) }
         }
     }
 

@@ -264,8 +264,11 @@ extension SQLMigrator {
         _ build: SearchIndexBuildProgress, of session: any SQLMigrationSession,
         report: @escaping @Sendable (_ done: Int, _ total: Int) -> Void, _ create: () async throws -> Void
     ) async throws {
-        let total = try await session.texts(build.count).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
-        guard let backend = try await session.texts(build.backend).first?.first ?? nil else {
+        // Without a count or the backend's identity there is nothing true to report while it
+        // runs, nor at the end: the step runs unfollowed.
+        guard let counted = try await session.texts(build.count).first?.first ?? nil, let total = Int(counted),
+            let backend = try await session.texts(build.backend).first?.first ?? nil
+        else {
             return try await create()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in

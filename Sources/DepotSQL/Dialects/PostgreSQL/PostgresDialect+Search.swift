@@ -124,7 +124,7 @@ extension PostgresDialect {
 
     /// ```sql
     /// SELECT blocks_done::text, blocks_total::text FROM pg_stat_progress_create_index
-    /// WHERE pid = $1 AND phase LIKE 'building index%' AND blocks_total > 0
+    /// WHERE pid = $1::int AND phase LIKE 'building index%' AND blocks_total > 0
     /// ```
     /// (the table's blocks `CREATE INDEX` has read, while it reads them), for the backend
     /// `SELECT pg_backend_pid()` names.
@@ -135,8 +135,9 @@ extension PostgresDialect {
             progress: { backend in
                 SQLStatement(
                     sql: "SELECT blocks_done::text, blocks_total::text FROM pg_stat_progress_create_index "
-                        + "WHERE pid = $1 AND phase LIKE 'building index%' AND blocks_total > 0",
-                    arguments: [.integer(Int64(backend) ?? 0)])
+                        + "WHERE pid = $1::int AND phase LIKE 'building index%' AND blocks_total > 0",
+                    // Bound as the text it was read as: one that is no pid fails the poll.
+                    arguments: [.text(backend)])
             })
     }
 
