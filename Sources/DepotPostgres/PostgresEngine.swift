@@ -318,8 +318,8 @@ public final class PostgresEngine: SQLEngine {
         return try await withPrimaryReader(body)
     }
 
-    /// Lends a pooled connection of the primary for reads.
-    private func withPrimaryReader<T: Sendable>(
+    /// Lends a pooled connection of the primary for reads, whatever the replicas.
+    public func withPrimaryReader<T: Sendable>(
         _ body: @escaping @Sendable (PostgresEngineConnection) async throws -> T
     ) async throws -> T {
         try await withConnection(retryingClosed: true) { connection in

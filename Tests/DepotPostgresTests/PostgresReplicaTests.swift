@@ -84,6 +84,31 @@ struct PostgresReplicaTests {
         return Int(rows.first?.first.flatMap { $0 } ?? "0") ?? 0
     }
 
+    @Test("what follows a transaction under way (a migration's build progress) reads the primary, not the standby")
+    func followingReadsThePrimary() async throws {
+        try await HeavyHarness.run {
+            try await ThrowawayCluster.with { cluster in
+                let standby = try await cluster.startStandby()
+                let store = try Self.store(cluster, standby: standby)
+                try await withCleanup {
+                    try await Self.waitUntil(store, is: "serving")
+                    let recovery = SQLStatement(sql: "SELECT pg_is_in_recovery()::text")
+                    // Plain reads go to the standby …
+                    #expect(try await store.rows(SQL(stringLiteral: recovery.sql)).rows == [[.text("true")]])
+                    // … what a transaction's session reads elsewhere goes to the primary, where
+                    // pg_stat_progress_create_index shows its CREATE INDEX.
+                    let read = try await store.transaction { tx in
+                        let session = try #require(tx as? any SQLMigrationSession)
+                        return try await session.textsElsewhere(recovery)
+                    }
+                    #expect(read == [["false"]])
+                } cleanup: {
+                    await store.close()
+                }
+            }
+        }
+    }
+
     @Test("reads go to a serving standby, writes to the primary; the standby's own sessions ran the reads")
     func readsGoToTheStandby() async throws {
         try await HeavyHarness.run {

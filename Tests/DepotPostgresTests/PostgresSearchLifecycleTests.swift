@@ -11,7 +11,9 @@ import Testing
 // schema change (rename column, rename table, drop + recreate, erase + recreate) × writer (Depot, a
 // client with psql's default search_path, TRUNCATE, INSERT … ON CONFLICT, psql's COPY in another
 // process) × version (a word table of an earlier Depot, functions of another version). Extremes
-// (long words, every plane, the tsvector's 1 MB) are in PostgresSearchIndexTests. After each: writes work, `.matches` equals a
+// (long words, every plane, the tsvector's 1 MB) are in PostgresSearchIndexTests. The build's
+// progress: a build that ends, one that fails; followed from the primary with replicas
+// (PostgresReplicaTests). After each: writes work, `.matches` equals a
 // scan, and nothing orphaned is left in the catalog.
 
 @Suite(
@@ -206,6 +208,33 @@ struct PostgresSearchLifecycleTests {
             // A backend identity that is no pid fails the poll (which stops following), not 0.
             let bad = build.progress("x").sql.replacingOccurrences(of: "$1", with: "'x'")
             await #expect(throws: (any Error).self) { try await PostgresTestServer.rawRows(bad) }
+        }
+    }
+
+    @Test(
+        "a build that fails (a text too large for a tsvector) fails the step, never reports all rows, leaves no index")
+    func failedBuildReportsNoEnd() async throws {
+        try await PostgresTestServer.withStore { store in
+            try await store.migrate(Migrations([Self.v1.steps[0]]))
+            let airports = store.repository(TestAirport.self)
+            // 1.2 MB of distinct words: more than a tsvector holds.
+            var generator = SplitMix64(state: 5)
+            let huge = (0..<120_000).map { _ in
+                String((0..<9).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &generator)! })
+            }.joined(separator: " ")
+            try await airports.insert(
+                TestAirport.numbered(2_000) + [TestAirport(icao: "HUGE", name: huge, country: "ZZ")])
+            let reports = Mutex<[MigrationProgress]>([])
+            let error = await #expect(throws: DepotError.self) {
+                try await store.migrate(Self.v1) { progress in reports.withLock { $0.append(progress) } }
+            }
+            #expect("\(error.map { String(describing: $0) } ?? "")".contains("too large for a search index"))
+            let read = reports.withLock { $0 }.compactMap(\.rows)
+            #expect(read.allSatisfy { $0.done < $0.total }, "no report of all rows: \(read)")
+            await #expect(throws: DepotError.self, "the step wrote nothing: no index to search") {
+                try await airports.count(where: .matches(\.name, "gard"))
+            }
+            #expect(try await airports.count() == 2_001)
         }
     }
 

@@ -12,8 +12,9 @@ package protocol SQLMigrationSession: StoreWriter {
     func executeScript(_ sql: String) async throws
     /// The rows of a query, each column read as text (NULL as nil).
     func texts(_ statement: SQLStatement) async throws -> [[String?]]
-    /// The rows of a query on another connection of the store, outside this transaction, each
-    /// column read as text (to follow what a statement of this one does meanwhile).
+    /// The rows of a query on another connection to the server this transaction writes to
+    /// (never a replica), outside this transaction, each column read as text (to follow what a
+    /// statement of this one does meanwhile).
     func textsElsewhere(_ statement: SQLStatement) async throws -> [[String?]]
     /// Holds the database's migration lock until the transaction ends.
     func lockForMigration() async throws

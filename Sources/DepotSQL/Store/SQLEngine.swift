@@ -40,6 +40,12 @@ public protocol SQLEngine: Sendable {
     /// Lends a connection for reads outside transactions; reads may run side by side.
     func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T
 
+    /// Lends a connection for reads on the server the writer writes to, never a replica: what
+    /// follows a statement of a transaction under way (a replica would not see that session).
+    func withPrimaryReader<T: Sendable>(
+        _ body: @escaping @Sendable (Connection) async throws -> T
+    ) async throws -> T
+
     /// Lends the connection a transaction runs on, from `BEGIN` to `COMMIT` or `ROLLBACK`. The
     /// store calls this one transaction at a time.
     func withWriter<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T
@@ -109,6 +115,13 @@ public protocol SQLConnection: Sendable {
 }
 
 extension SQLEngine {
+    /// An engine without replicas reads from the one server: ``withReader(_:)``.
+    public func withPrimaryReader<T: Sendable>(
+        _ body: @escaping @Sendable (Connection) async throws -> T
+    ) async throws -> T {
+        try await withReader(body)
+    }
+
     /// Engines whose search indexes have no queue never answer so.
     public func isSearchQueuePending(_ error: any Error) -> Bool { false }
 

@@ -60,10 +60,16 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     /// A connection of the engine that logs and counts what it runs.
     package typealias Connection = InstrumentedConnection<Engine.Connection>
 
-    /// Lends a reader connection of the engine, logging and counting what it runs.
-    func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
+    /// Lends a reader connection of the engine, logging and counting what it runs; with
+    /// `primary`, one of the server the writer writes to (``SQLEngine/withPrimaryReader(_:)``).
+    func withReader<T: Sendable>(
+        primary: Bool = false, _ body: @escaping @Sendable (Connection) async throws -> T
+    ) async throws -> T {
         let instruments = instruments
-        return try await engine.withReader { try await body(InstrumentedConnection($0, instruments: instruments)) }
+        let instrumented = { @Sendable (base: Engine.Connection) in
+            try await body(InstrumentedConnection(base, instruments: instruments))
+        }
+        return try await primary ? engine.withPrimaryReader(instrumented) : engine.withReader(instrumented)
     }
 
     // MARK: - Reads

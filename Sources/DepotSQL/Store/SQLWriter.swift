@@ -211,12 +211,14 @@ extension SQLWriter: SQLMigrationSession {
         try await store.engine.adopt(table, on: connection.base)
     }
 
-    /// Migrations of one database take turns, across stores and processes, until this
-    /// transaction ends (PostgreSQL: an advisory lock; SQLite: `BEGIN IMMEDIATE` did already).
+    /// On a reader of the server this transaction writes to (never a replica, which would not
+    /// see this session).
     package func textsElsewhere(_ statement: SQLStatement) async throws -> [[String?]] {
-        try await store.withReader { try await $0.texts(statement) }
+        try await store.withReader(primary: true) { try await $0.texts(statement) }
     }
 
+    /// Migrations of one database take turns, across stores and processes, until this
+    /// transaction ends (PostgreSQL: an advisory lock; SQLite: `BEGIN IMMEDIATE` did already).
     package func lockForMigration() async throws {
         if let lock = renderer.migrationLock { try await execute(lock) }
     }
