@@ -163,8 +163,8 @@ struct PostgresCases: Sendable {
     }
 
     /// The rows `query` selects (the eight columns in schema order), decoded straight into structs.
-    func decodeAirports(_ query: PostgresQuery) async throws -> [BenchAirport] {
-        let rows = try await connection.query(query, logger: logger)
+    func decodeAirports(_ query: PostgresQuery, on other: PostgresConnection? = nil) async throws -> [BenchAirport] {
+        let rows = try await (other ?? connection).query(query, logger: logger)
         var result: [BenchAirport] = []
         for try await (icao, iata, name, city, country, elevation, latitude, longitude) in rows.decode(
             (String, String?, String, String?, String, Double, Double, Double).self)
@@ -177,7 +177,31 @@ struct PostgresCases: Sendable {
         return result
     }
 
+    /// A PostgresClient pool for the raw side: as PostgresNIO sets one up, or `lean` as Depot does.
+    func rawPool(lean: Bool) -> PostgresClient {
+        var settings = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: .disable)
+        if lean {
+            settings.options.minimumConnections = 1
+            settings.options.keepAliveBehavior = nil
+        }
+        return PostgresClient(configuration: settings, backgroundLogger: logger)
+    }
+
     // MARK: Depot side
+
+    static func binding(_ text: String) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(text)
+        return bindings
+    }
+
+    /// A key a lookup did not find.
+    struct BenchMiss: Error {
+        let key: String
+        init(_ key: String) { self.key = key }
+    }
 
     func store(_ schema: String) -> PostgresStore {
         var settings = configuration
@@ -296,6 +320,54 @@ struct PostgresCases: Sendable {
         results += try await compare(
             "pg fetch all", n: n, subject: { _ = try await airports($0).fetchAll() }, subjectPrepare: seed,
             baselines: [Baseline(name: "raw-postgresnio", prepare: seedRaw) { _ = try await fetchAll(schema: $0) }])
+        // What one small read costs per call (#46): `find` by key, 1,000 times, off the main actor,
+        // against the same lookup on the raw side's dedicated connection, through a PostgresClient
+        // pool as PostgresNIO sets it up by default, and through one set up as Depot's (a minimum
+        // of one connection, no keep-alive: the pool arms no timer per call). Each decodes the row
+        // into a struct.
+        let keys = stride(from: 0, to: rows.count, by: max(1, rows.count / 1_000)).prefix(1_000).map { rows[$0].icao }
+        let defaultPool = rawPool(lean: false)
+        let leanPool = rawPool(lean: true)
+        let pools = [defaultPool, leanPool].map { pool in Task { await pool.run() } }
+        defer { for pool in pools { pool.cancel() } }
+        let pointSQL = { (schema: String) in
+            """
+            SELECT "icao", "iata", "name", "city", "country", "elevation", "lat", "lon"
+            FROM "\(schema)"."airports" WHERE "icao" = $1
+            """
+        }
+        func pooledLookups(_ pool: PostgresClient, _ schema: String) async throws {
+            let sql = pointSQL(schema)
+            try await Task.detached {
+                for key in keys {
+                    let query = PostgresQuery(unsafeSQL: sql, binds: Self.binding(key))
+                    let found = try await pool.withConnection { try await decodeAirports(query, on: $0) }
+                    guard found.count == 1 else { throw BenchMiss(key) }
+                }
+            }.value
+        }
+        results += try await compare(
+            "pg find by key x1000", n: n,
+            subject: { store in
+                let repository = airports(store)
+                try await Task.detached {
+                    for key in keys { guard try await repository.find(key) != nil else { throw BenchMiss(key) } }
+                }.value
+            }, subjectPrepare: seed,
+            baselines: [
+                Baseline(name: "raw-connection", prepare: seedRaw) { schema in
+                    let sql = pointSQL(schema)
+                    try await Task.detached {
+                        for key in keys {
+                            let query = PostgresQuery(unsafeSQL: sql, binds: Self.binding(key))
+                            let found = try await decodeAirports(query)
+                            guard found.count == 1 else { throw BenchMiss(key) }
+                        }
+                    }.value
+                },
+                Baseline(name: "raw-pool", prepare: seedRaw) { try await pooledLookups(defaultPool, $0) },
+                Baseline(name: "raw-pool-lean", prepare: seedRaw) { try await pooledLookups(leanPool, $0) },
+            ])
         // Depot folds every name in the server (depot_fold: Unicode full case folding); the raw
         // side lowers ASCII only, what a hand-written query on a C-collation database gets.
         results += try await compare(
