@@ -109,7 +109,9 @@ public enum AirportsCSV {
         var quotedFieldEnded = false
         let bytes = Array(text.utf8)
         var index = 0
-        func endField() {
+        // Takes what it changes as arguments: a nested function that captured them would keep
+        // them in boxes, checked for exclusive access on every byte appended.
+        func endField(_ fields: inout [String], _ field: inout [UInt8], _ quotedFieldEnded: inout Bool) {
             fields.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
             quotedFieldEnded = false
@@ -137,9 +139,9 @@ public enum AirportsCSV {
                     }
                     inQuotes = true
                 case UInt8(ascii: ","):
-                    endField()
+                    endField(&fields, &field, &quotedFieldEnded)
                 case UInt8(ascii: "\n"):
-                    endField()
+                    endField(&fields, &field, &quotedFieldEnded)
                     records.append((recordLine, fields))
                     fields = []
                     line += 1
@@ -157,7 +159,7 @@ public enum AirportsCSV {
         }
         if inQuotes { throw Problem(file: file, line: recordLine, reason: "a quoted field is not closed") }
         if !field.isEmpty || !fields.isEmpty || quotedFieldEnded {
-            endField()
+            endField(&fields, &field, &quotedFieldEnded)
             records.append((recordLine, fields))
         }
         return records

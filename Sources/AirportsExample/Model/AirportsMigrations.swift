@@ -74,6 +74,33 @@ public enum AirportsMigrations {
 
     /// `text` without leading and trailing white space, each run of white space inside it one space.
     static func tidy(_ text: String) -> String {
-        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if isTidy(text) { return text }
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Whether ``tidy(_:)`` leaves `text` as it is, read from its UTF-8 bytes (checking each
+    /// `Character` for white space costs most of the step): no white space but single spaces
+    /// (U+0020) between other characters, each followed by an ASCII one (a space followed by a
+    /// combining mark is one `Character`, white space all the same). `false` when unsure: then
+    /// `tidy` splits it.
+    static func isTidy(_ text: String) -> Bool {
+        var afterSpace = true  // a leading space is not tidy
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            switch byte {
+            case 0x20:
+                if afterSpace { return false }
+                afterSpace = true
+            case 0x09...0x0D: return false
+            case 0xC2, 0xE1, 0xE2, 0xE3:
+                // The lead bytes of U+0085, U+00A0, U+1680, U+2000…U+205F and U+3000: any may be
+                // Unicode white space.
+                return false
+            case 0x80...:
+                if afterSpace { return false }
+            default: afterSpace = false
+            }
+        }
+        return !afterSpace  // nor a trailing one (an empty text splits to itself)
     }
 }
