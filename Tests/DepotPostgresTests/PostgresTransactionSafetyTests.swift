@@ -41,6 +41,15 @@ struct PostgresTransactionSafetyTests {
             #expect(error?.kind == .transaction)
         }
     }
+
+    @Test("a store-level call is its own transaction: no savepoint, and a failure keeps none of its rows")
+    func wholeCallsNeedNoSavepoint() async throws {
+        let (logger, log) = CapturingLogHandler.logger(level: .trace)
+        try await PostgresTestServer.withStore(logging: SQLLogging(logger: logger, slowStatementThreshold: nil)) {
+            store in
+            try await SQLTransactionChecks.wholeCallsNeedNoSavepoint(store, log: log)
+        }
+    }
 }
 
 @Suite(

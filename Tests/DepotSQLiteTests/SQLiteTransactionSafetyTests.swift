@@ -154,6 +154,13 @@ struct SQLiteTransactionSafetyTests {
         let error = try await SQLTransactionChecks.unrollableSavepointBreaksTheTransaction(try SQLiteStore.temporary())
         #expect(error?.kind == .transaction)
     }
+
+    @Test("a store-level call is its own transaction: no savepoint, and a failure at its last row keeps none")
+    func wholeCallsNeedNoSavepoint() async throws {
+        let (logger, log) = CapturingLogHandler.logger(level: .trace)
+        let store = try SQLiteStore.temporary(logging: SQLLogging(logger: logger, slowStatementThreshold: nil))
+        try await SQLTransactionChecks.wholeCallsNeedNoSavepoint(store, log: log)
+    }
 }
 
 @Suite("SQLiteStore logging", .timeLimit(.minutes(10)))

@@ -48,4 +48,37 @@ public enum SQLTransactionChecks {
         #expect(try await store.repository(Reading.self).count() == 1)
         return error
     }
+
+    /// A store-level call is its whole transaction: its batch runs without a savepoint (its
+    /// rollback undoes it), and one that fails at its last row writes nothing. A call inside
+    /// `store.write { … }` keeps its savepoint, so the transaction goes on after it fails.
+    /// `store` logs every statement to `log` (a trace logger).
+    public static func wholeCallsNeedNoSavepoint<Engine: SQLEngine>(
+        _ store: SQLStore<Engine>, log: CapturingLogHandler.Store
+    ) async throws {
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport.numbered(1))
+        func savepoints() -> Int {
+            log.lines.filter { $0.message.hasPrefix("SAVEPOINT") }.count
+        }
+        log.clear()
+        try await airports.insert(Array(TestAirport.numbered(4).dropFirst()))
+        #expect(savepoints() == 0, "\(log.lines.map(\.message))")
+        #expect(log.lines.contains { $0.message.hasPrefix("INSERT") }, "the statements are logged")
+
+        // The last row collides with a stored key: none of the call's rows is kept.
+        let failing = TestAirport.numbered(7).suffix(3) + [TestAirport.numbered(1)[0]]
+        await #expect(throws: DepotError.self) { try await airports.insert(Array(failing)) }
+        #expect(try await airports.count() == 4, "a failed whole call writes nothing")
+
+        // Inside a transaction each call is a savepoint: the failed one is undone, the rest commits.
+        log.clear()
+        try await store.write { tx in
+            let inner = tx.repository(TestAirport.self)
+            await #expect(throws: DepotError.self) { try await inner.insert(Array(failing)) }
+            try await inner.insert(Array(TestAirport.numbered(6).suffix(2)))
+        }
+        #expect(savepoints() >= 2, "\(log.lines.map(\.message))")
+        #expect(try await airports.count() == 6)
+    }
 }

@@ -14,7 +14,8 @@ enum RepositoryContext: Sendable {
     /// Runs `body` atomically: all of its writes or none.
     func atomically<T: Sendable>(_ body: @Sendable (any StoreWriter) async throws -> T) async throws -> T {
         switch self {
-        case .store(let store): try await store.transaction(body)
+        case .store(let store):
+            try await StoreCall.$ownsTransaction.withValue(true) { try await store.transaction(body) }
         case .transaction(let writer): try await writer.savepoint(body)
         }
     }

@@ -214,7 +214,13 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     public func transaction<T: Sendable>(
         _ body: @Sendable (any StoreWriter) async throws -> T
     ) async throws -> T {
-        try await withWriter { writer in try await body(writer) }
+        let wholeCall = StoreCall.ownsTransaction
+        return try await StoreCall.$ownsTransaction.withValue(false) {
+            try await withWriter { writer in
+                if wholeCall { writer.books.callOwnsTransaction() }
+                return try await body(writer)
+            }
+        }
     }
 
     /// ``transaction(_:)`` with the writer's own type, for what runs on the SQL session itself

@@ -98,12 +98,13 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         _ = try await ready(table, create: true)
         // A batch is all or nothing on its own, whoever writes it: several rows may take several
         // statements (SQLite steps one per row), so a failure at row k must take rows 1…k-1 back.
+        // When the call is the whole transaction, its rollback does.
         let connection = connection
         let renderer = renderer
         let write = { @Sendable in
             try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
         }
-        let written = rows.count > 1 ? try await withSavepoint(write) : try await write()
+        let written = rows.count > 1 && !books.isWholeCall ? try await withSavepoint(write) : try await write()
         if written > 0 { books.touched(table, rows: rows, keyPositions: keyPositions) }
         return written
     }
