@@ -43,10 +43,8 @@ extension SQLStore where Engine == PostgresEngine {
     /// Where and how to connect (``PostgresEngine/Configuration``).
     public typealias Configuration = PostgresEngine.Configuration
 
-    /// Connects to the server `configuration` names: the pool opens one connection now and keeps
-    /// it (others open on demand, up to ``PostgresEngine/Configuration/maximumConnections``, and close after a
-    /// minute idle). An unreachable server surfaces as a `.connection` error from the first
-    /// operation, not here.
+    /// Connects to the server `configuration` names. Connections open on first use; an
+    /// unreachable server surfaces as a `.connection` error from the first operation.
     public convenience init(configuration: Configuration) {
         self.init(engine: PostgresEngine(configuration: configuration))
     }

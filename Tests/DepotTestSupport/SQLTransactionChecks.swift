@@ -80,5 +80,21 @@ public enum SQLTransactionChecks {
         }
         #expect(savepoints() >= 2, "\(log.lines.map(\.message))")
         #expect(try await airports.count() == 6)
+
+        // Something between the call and the store that catches its failed write and goes on
+        // (a wrapper store): rows before the failing one must not commit.
+        let schema = TestAirport.schema
+        let partly = TestAirport.numbered(9).suffix(2) + [TestAirport.numbered(1)[0]]
+        let error = await #expect(throws: DepotError.self) {
+            try await StoreCall.$ownsTransaction.withValue(true) {
+                try await store.transaction { writer in
+                    _ = try? await writer.write(
+                        RowBatch(columns: schema.table.columns.map(\.name), values: partly.flatMap(schema.values(of:))),
+                        into: schema.table, mode: .insert)
+                }
+            }
+        }
+        #expect(error?.kind == .transaction, "\(String(describing: error))")
+        #expect(try await airports.count() == 6, "nothing of a whole call whose write failed commits")
     }
 }

@@ -177,15 +177,13 @@ struct PostgresCases: Sendable {
         return result
     }
 
-    /// A PostgresClient pool for the raw side: as PostgresNIO sets one up, or `lean` as Depot does.
+    /// A PostgresClient pool for the raw side: as PostgresNIO sets one up, or `lean` as Depot does
+    /// (no keep-alive pings).
     func rawPool(lean: Bool) -> PostgresClient {
         var settings = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database, tls: .disable)
-        if lean {
-            settings.options.minimumConnections = 1
-            settings.options.keepAliveBehavior = nil
-        }
+        if lean { settings.options.keepAliveBehavior = nil }
         return PostgresClient(configuration: settings, backgroundLogger: logger)
     }
 
@@ -322,14 +320,36 @@ struct PostgresCases: Sendable {
             baselines: [Baseline(name: "raw-postgresnio", prepare: seedRaw) { _ = try await fetchAll(schema: $0) }])
         // What one small read costs per call (#46): `find` by key, 1,000 times, off the main actor,
         // against the same lookup on the raw side's dedicated connection, through a PostgresClient
-        // pool as PostgresNIO sets it up by default, and through one set up as Depot's (a minimum
-        // of one connection, no keep-alive: the pool arms no timer per call). Each decodes the row
-        // into a struct.
+        // pool as PostgresNIO sets it up by default, and through one set up as Depot's (no
+        // keep-alive: the pool arms one timer per call, not two). Each decodes the row into a struct.
+        if selected("pg find by key x1000") {
+            results += try await findByKey(n: n, rows: rows, seed: seed, seedRaw: seedRaw)
+        }
+        // Depot folds every name in the server (depot_fold: Unicode full case folding); the raw
+        // side lowers ASCII only, what a hand-written query on a C-collation database gets.
+        results += try await compare(
+            "pg search name ~ \"field\" any case", n: n,
+            subject: { _ = try await airports($0).fetch(where: .contains(\.name, "FIELD", .caseInsensitive)) },
+            subjectPrepare: seed,
+            baselines: [
+                Baseline(name: "raw-lower", prepare: seedRaw) {
+                    _ = try await fetchAll(schema: $0, where: "strpos(lower(\"name\"), 'field') > 0")
+                }
+            ])
+        return results
+    }
+
+    /// The `pg find by key x1000` case (see `run`): Depot's `find` against a dedicated connection
+    /// and two PostgresClient pools, started here and shut down before it returns.
+    func findByKey(
+        n: Int, rows: [BenchAirport], seed: @escaping (PostgresStore) async throws -> Void,
+        seedRaw: @escaping (String) async throws -> Void
+    ) async throws -> [BenchResult] {
+        let airports = { (store: PostgresStore) in store.repository(BenchAirport.self) }
         let keys = stride(from: 0, to: rows.count, by: max(1, rows.count / 1_000)).prefix(1_000).map { rows[$0].icao }
         let defaultPool = rawPool(lean: false)
         let leanPool = rawPool(lean: true)
         let pools = [defaultPool, leanPool].map { pool in Task { await pool.run() } }
-        defer { for pool in pools { pool.cancel() } }
         let pointSQL = { (schema: String) in
             """
             SELECT "icao", "iata", "name", "city", "country", "elevation", "lat", "lon"
@@ -346,7 +366,7 @@ struct PostgresCases: Sendable {
                 }
             }.value
         }
-        results += try await compare(
+        let results = try await compare(
             "pg find by key x1000", n: n,
             subject: { store in
                 let repository = airports(store)
@@ -368,17 +388,10 @@ struct PostgresCases: Sendable {
                 Baseline(name: "raw-pool", prepare: seedRaw) { try await pooledLookups(defaultPool, $0) },
                 Baseline(name: "raw-pool-lean", prepare: seedRaw) { try await pooledLookups(leanPool, $0) },
             ])
-        // Depot folds every name in the server (depot_fold: Unicode full case folding); the raw
-        // side lowers ASCII only, what a hand-written query on a C-collation database gets.
-        results += try await compare(
-            "pg search name ~ \"field\" any case", n: n,
-            subject: { _ = try await airports($0).fetch(where: .contains(\.name, "FIELD", .caseInsensitive)) },
-            subjectPrepare: seed,
-            baselines: [
-                Baseline(name: "raw-lower", prepare: seedRaw) {
-                    _ = try await fetchAll(schema: $0, where: "strpos(lower(\"name\"), 'field') > 0")
-                }
-            ])
+        for pool in pools {
+            pool.cancel()
+            await pool.value
+        }
         return results
     }
 }

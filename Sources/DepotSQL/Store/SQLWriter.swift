@@ -104,7 +104,22 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
         let write = { @Sendable in
             try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
         }
-        let written = rows.count > 1 && !books.isWholeCall ? try await withSavepoint(write) : try await write()
+        let written: Int
+        if rows.count > 1 && books.isWholeCall {
+            do {
+                written = try await write()
+            } catch {
+                // Rows 1…k-1 may stand: the transaction must not commit, whoever catches this.
+                books.breakTransaction(
+                    DepotError(
+                        .transaction,
+                        "a write of \(table.name) failed part way (\(error)), so nothing of the transaction is kept",
+                        table: table.name, underlying: error))
+                throw error
+            }
+        } else {
+            written = rows.count > 1 ? try await withSavepoint(write) : try await write()
+        }
         if written > 0 { books.touched(table, rows: rows, keyPositions: keyPositions) }
         return written
     }
