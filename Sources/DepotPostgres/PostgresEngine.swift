@@ -171,6 +171,14 @@ public final class PostgresEngine: SQLEngine {
                     + "digit; at most 63 bytes)")
         }
 
+        /// Why ``keepAliveInterval`` cannot be used, if it cannot: a ping every zero seconds would
+        /// keep every idle connection busy.
+        var keepAliveProblem: DepotError? {
+            guard let keepAliveInterval, keepAliveInterval <= .zero else { return nil }
+            return DepotError(
+                .connection, "keepAliveInterval \(keepAliveInterval) is not a positive duration (nil turns pings off)")
+        }
+
         /// `url` with its password replaced by `***`, for messages and logs.
         public static func redacted(_ url: String) -> String {
             guard var components = URLComponents(string: url), components.password != nil else { return url }
@@ -227,7 +235,8 @@ public final class PostgresEngine: SQLEngine {
     /// Whether the schema and functions are in place.
     private let isPrepared = Mutex(false)
     private let prepareLock = AsyncLock()
-    /// Why the configured schema cannot be used (every operation throws it), if it cannot.
+    /// Why the configuration cannot be used (its schema, keep-alive, listener or replica URLs; every
+    /// operation throws it), if it cannot.
     private let schemaProblem: DepotError?
     /// This store's name in `NOTIFY` payloads, so it ignores its own commits.
     let identity = UUID().uuidString
@@ -244,7 +253,7 @@ public final class PostgresEngine: SQLEngine {
         pool = PoolMeters(metrics)
         let replicas = configuration.replicaConfigurations
         schemaProblem =
-            configuration.schemaProblem
+            configuration.schemaProblem ?? configuration.keepAliveProblem
             ?? {
                 if case .failure(let problem) = configuration.listenerConfiguration { return problem }
                 if case .failure(let problem) = replicas { return problem }
@@ -793,7 +802,7 @@ public final class PostgresEngine: SQLEngine {
         // through an outage with nobody calling, until PostgresNIO's circuit breaker (60 s, not
         // configurable) failed every call at once, for up to its 60 s backoff after the server
         // is back; and it would be open forever, where NATs drop quiet flows.
-        settings.options.keepAliveBehavior = configuration.keepAliveInterval.map {
+        settings.options.keepAliveBehavior = configuration.keepAliveInterval.flatMap { $0 > .zero ? $0 : nil }.map {
             PostgresClient.Configuration.Options.KeepAliveBehavior(frequency: $0)
         }
         if let applicationName {

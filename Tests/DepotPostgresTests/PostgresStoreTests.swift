@@ -64,6 +64,21 @@ struct PostgresConfigurationTests {
         await store.close()
     }
 
+    @Test("a keep-alive interval of zero or less is refused at the first call, naming the setting")
+    func badKeepAlive() async throws {
+        for interval in [Duration.zero, .seconds(-5)] {
+            var configuration = PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "u")
+            configuration.keepAliveInterval = interval
+            let store = PostgresStore(configuration: configuration)
+            let error = await #expect(throws: DepotError.self) {
+                _ = try await store.repository(TestAirport.self).count()
+            }
+            #expect(error?.kind == .connection)
+            #expect(error?.message.contains("keepAliveInterval") == true, "\(error?.message ?? "")")
+            await store.close()
+        }
+    }
+
     @Test("a server nobody listens on gives a connection error naming its address")
     func unreachable() async throws {
         var configuration = PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "nobody")

@@ -366,32 +366,41 @@ struct PostgresCases: Sendable {
                 }
             }.value
         }
-        let results = try await compare(
-            "pg find by key x1000", n: n,
-            subject: { store in
-                let repository = airports(store)
-                try await Task.detached {
-                    for key in keys { guard try await repository.find(key) != nil else { throw BenchMiss(key) } }
-                }.value
-            }, subjectPrepare: seed,
-            baselines: [
-                Baseline(name: "raw-connection", prepare: seedRaw) { schema in
-                    let sql = pointSQL(schema)
-                    try await Task.detached {
-                        for key in keys {
-                            let query = PostgresQuery(unsafeSQL: sql, binds: Self.binding(key))
-                            let found = try await decodeAirports(query)
-                            guard found.count == 1 else { throw BenchMiss(key) }
-                        }
-                    }.value
-                },
-                Baseline(name: "raw-pool", prepare: seedRaw) { try await pooledLookups(defaultPool, $0) },
-                Baseline(name: "raw-pool-lean", prepare: seedRaw) { try await pooledLookups(leanPool, $0) },
-            ])
+        // The pools stop whatever `compare` does, thrown errors included.
+        let results: Result<[BenchResult], any Error>
+        do {
+            results = .success(
+                try await compare(
+                    "pg find by key x1000", n: n,
+                    subject: { store in
+                        let repository = airports(store)
+                        try await Task.detached {
+                            for key in keys {
+                                guard try await repository.find(key) != nil else { throw BenchMiss(key) }
+                            }
+                        }.value
+                    }, subjectPrepare: seed,
+                    baselines: [
+                        Baseline(name: "raw-connection", prepare: seedRaw) { schema in
+                            let sql = pointSQL(schema)
+                            try await Task.detached {
+                                for key in keys {
+                                    let query = PostgresQuery(unsafeSQL: sql, binds: Self.binding(key))
+                                    let found = try await decodeAirports(query)
+                                    guard found.count == 1 else { throw BenchMiss(key) }
+                                }
+                            }.value
+                        },
+                        Baseline(name: "raw-pool", prepare: seedRaw) { try await pooledLookups(defaultPool, $0) },
+                        Baseline(name: "raw-pool-lean", prepare: seedRaw) { try await pooledLookups(leanPool, $0) },
+                    ]))
+        } catch {
+            results = .failure(error)
+        }
         for pool in pools {
             pool.cancel()
             await pool.value
         }
-        return results
+        return try results.get()
     }
 }

@@ -216,10 +216,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     ) async throws -> T {
         let wholeCall = StoreCall.ownsTransaction
         return try await StoreCall.$ownsTransaction.withValue(false) {
-            try await withWriter { writer in
-                if wholeCall { writer.books.callOwnsTransaction() }
-                return try await body(writer)
-            }
+            try await withWriter(isWholeCall: wholeCall) { try await body($0) }
         }
     }
 
@@ -227,29 +224,33 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
     /// (migrations). With `suspendingForeignKeys`, an engine that enforces foreign keys per
     /// connection (SQLite, ``SQLRenderer/foreignKeySuspension``) stops before `BEGIN` and starts
     /// again after the transaction ends, and the transaction fails before committing if it left
-    /// more references dangling than it found.
+    /// more references dangling than it found. `isWholeCall`: one store-level call is the whole
+    /// transaction (`StoreCall`), so its writes need no savepoints.
     func withWriter<T: Sendable>(
-        suspendingForeignKeys: Bool = false, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        suspendingForeignKeys: Bool = false, isWholeCall: Bool = false,
+        _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         if writeLock.isHeldByCurrentTask { throw DepotError.transactionInsideTransaction }
         let waiting = instruments.isEnabled ? ContinuousClock.now : nil
         return try await writeLock.withLock {
             if let waiting { instruments.meters.waitedForLock(ContinuousClock.now - waiting) }
-            return try await runTransaction(suspendingForeignKeys: suspendingForeignKeys, body)
+            return try await runTransaction(
+                suspendingForeignKeys: suspendingForeignKeys, isWholeCall: isWholeCall, body)
         }
     }
 
     private func runTransaction<T: Sendable>(
-        suspendingForeignKeys: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        suspendingForeignKeys: Bool, isWholeCall: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         try await instruments.tracing.span("transaction", kind: .internal) { span in
             span.attributes["db.system.name"] = instruments.system
-            return try await runTransactionInSpan(suspendingForeignKeys: suspendingForeignKeys, body)
+            return try await runTransactionInSpan(
+                suspendingForeignKeys: suspendingForeignKeys, isWholeCall: isWholeCall, body)
         }
     }
 
     private func runTransactionInSpan<T: Sendable>(
-        suspendingForeignKeys: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        suspendingForeignKeys: Bool, isWholeCall: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> T {
         try await engine.prepare()
         let renderer = renderer
@@ -260,12 +261,12 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
                 let connection = InstrumentedConnection(base, instruments: instruments)
                 guard suspendingForeignKeys, let suspension = renderer.foreignKeySuspension,
                     try await connection.count(suspension.enforced) == 1
-                else { return try await self.inTransaction(on: connection, body) }
+                else { return try await self.inTransaction(on: connection, isWholeCall: isWholeCall, body) }
                 try await Self.uncancelled { try await connection.execute(suspension.suspend) }
                 let outcome: Result<TransactionOutcome<T>, any Error>
                 do {
                     outcome = .success(
-                        try await self.inTransaction(on: connection) { writer in
+                        try await self.inTransaction(on: connection, isWholeCall: isWholeCall) { writer in
                             let before = try await connection.count(suspension.danglingReferences)
                             let result = try await body(writer)
                             let after = try await connection.count(suspension.danglingReferences)
@@ -292,7 +293,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
 
     /// Runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK`) on `connection`.
     private func inTransaction<T: Sendable>(
-        on connection: Connection, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
+        on connection: Connection, isWholeCall: Bool, _ body: @Sendable (SQLWriter<Engine>) async throws -> T
     ) async throws -> TransactionOutcome<T> {
         let renderer = renderer
         let logger = instruments.logging.logger
@@ -300,7 +301,7 @@ public final class SQLStore<Engine: SQLEngine>: Store, SQLRunning {
         let instrumented = instruments.isEnabled
         let started = ContinuousClock.now
         try await Self.uncancelled { try await connection.execute(renderer.begin) }
-        let writer = SQLWriter(store: self, connection: connection)
+        let writer = SQLWriter(store: self, connection: connection, isWholeCall: isWholeCall)
         do {
             try await self.engine.transactionBegan(on: connection.base)
             let result = try await body(writer)

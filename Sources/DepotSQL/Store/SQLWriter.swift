@@ -6,10 +6,14 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
     let books = WriterBookkeeping()
     let store: SQLStore<Engine>
     let connection: SQLStore<Engine>.Connection
+    /// Whether one store-level call is the whole transaction (`StoreCall`): it rolls back on any
+    /// failure, so its writes need no savepoints of their own.
+    let isWholeCall: Bool
 
-    init(store: SQLStore<Engine>, connection: SQLStore<Engine>.Connection) {
+    init(store: SQLStore<Engine>, connection: SQLStore<Engine>.Connection, isWholeCall: Bool = false) {
         self.store = store
         self.connection = connection
+        self.isWholeCall = isWholeCall
     }
 
     var renderer: SQLRenderer { store.renderer }
@@ -105,7 +109,9 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
             try await connection.write(rows, into: table, mode: mode, keyPositions: keyPositions, renderer: renderer)
         }
         let written: Int
-        if rows.count > 1 && books.isWholeCall {
+        if rows.count <= 1 {
+            written = try await write()
+        } else if isWholeCall {
             do {
                 written = try await write()
             } catch {
@@ -118,7 +124,7 @@ package final class SQLWriter<Engine: SQLEngine>: StoreWriter, SQLRunning {
                 throw error
             }
         } else {
-            written = rows.count > 1 ? try await withSavepoint(write) : try await write()
+            written = try await withSavepoint(write)
         }
         if written > 0 { books.touched(table, rows: rows, keyPositions: keyPositions) }
         return written

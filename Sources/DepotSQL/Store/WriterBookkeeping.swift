@@ -34,8 +34,6 @@ final class WriterBookkeeping: Sendable {
         var touchedAnything = false
         var created: Set<TableDescription> = []
         var savepoints = 0
-        /// Whether one store-level call is the whole transaction (`StoreCall`).
-        var isWholeCall = false
     }
     private let state = Mutex(State())
 
@@ -49,15 +47,6 @@ final class WriterBookkeeping: Sendable {
             return Written(touched: state.touched, touchedAnything: state.touchedAnything, created: state.created)
         }
     }
-
-    /// Notes that one store-level call is the whole transaction: it rolls back on any failure, so
-    /// its writes need no savepoints of their own (`StoreCall`).
-    func callOwnsTransaction() {
-        state.withLock { $0.isWholeCall = true }
-    }
-
-    /// Whether one store-level call is the whole transaction.
-    var isWholeCall: Bool { state.withLock { $0.isWholeCall } }
 
     /// Throws `.transaction` once the transaction has ended.
     func checkActive() throws {
