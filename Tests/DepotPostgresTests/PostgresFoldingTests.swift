@@ -385,6 +385,67 @@ struct PostgresSearchIndexTests {
         }
     }
 
+    @Test(
+        "relevance counts agree with TextSearch's on texts that are not ASCII, for ASCII query words the pattern screens"
+    )
+    func relevanceCandidatesAgree() async throws {
+        try await PostgresTestServer.withStore { store in
+            _ = try await store.repository(TestAirport.self).count()
+            let schema = try #require(store.configuration.schema)
+            var generator = SplitMix64(state: 9_001)
+            // Scalars that fold, compose or split in ways a per-scalar reading could miss.
+            let pieces = [
+                "int", "INT", "Int", "in", "t", "i", "n", "ss", "fi", " ", "-", "·", "\u{387}", "\u{37E}", "\u{301}",
+                "\u{308}", "\u{338}", "=", "ı", "İ", "í", "Í", "ì\u{301}", "ñ", "Ñ", "ţ", "ṫ", "ß", "ẞ", "ﬁ",
+                "\u{212A}",
+                "\u{212B}", "K", "k", "ſ", "é", "日本", "ø", "\u{2000}", "\u{1FEF}", "\u{1FFD}", "ǈ", "Ǌ", "ǋ",
+            ]
+            var samples = ["Aéroport International", "İNT·ınt", "ﬁ int\u{301}", "Straße int", "K\u{212A}"]
+            for _ in 0..<1_500 {
+                let length = Int.random(in: 1...7, using: &generator)
+                samples.append(
+                    (0..<length).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined())
+            }
+            let queries: [[String]] = [["int"], ["in", "t"], ["fi", "ss", "k"], ["nj", "lj"], ["i"], ["s"]]
+            let table = TableDescription(
+                name: "v", entityName: "V", columns: [.init(name: "s", type: .text, isNullable: true)],
+                primaryKey: [])
+            func literal(_ text: String) -> String {
+                var quoted = String.UnicodeScalarView()
+                for scalar in text.unicodeScalars {
+                    if scalar == "'" { quoted.append(scalar) }
+                    quoted.append(scalar)
+                }
+                return "'" + String(quoted) + "'"
+            }
+            let values = samples.enumerated().map { "(\($0.offset), \(literal($0.element)))" } + ["(-1, NULL)"]
+            for tokens in queries {
+                for matching in [TextMatching.caseInsensitive, .caseAndDiacriticInsensitive] {
+                    var arguments = ArgumentList(dialect: PostgresDialect())
+                    var count = PostgresDialect().searchRelevanceCount("s", tokens, matching, table, &arguments)
+                    // The arguments inline, last first ($10 before $1).
+                    for (index, value) in arguments.values.enumerated().reversed() {
+                        guard case .text(let text) = value else { Issue.record("\(value)"); continue }
+                        count = count.replacingOccurrences(of: "$\(index + 1)", with: literal(text))
+                    }
+                    let rows = try await PostgresTestServer.rawRows(
+                        "SELECT n::text, \(count)::text FROM (VALUES " + values.joined(separator: ", ")
+                            + ") AS \"v\"(n, \"s\") ORDER BY n",
+                        schema: schema)
+                    #expect(rows.count == samples.count + 1)
+                    for row in rows {
+                        let index = try #require(row[0].flatMap { Int($0) })
+                        let sample = index < 0 ? nil : samples[index]
+                        #expect(
+                            row[1] == "\(TextSearch.exactWords(sample, tokens: tokens, matching))",
+                            "\(tokens) \(matching) \(sample.map { $0.unicodeScalars.map { String($0.value, radix: 16) } } ?? [])"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a text whose distinct words exceed what a tsvector holds fails its write naming the limit, writing nothing")
     func searchVectorCapacity() async throws {
         try await PostgresTestServer.withStore { store in

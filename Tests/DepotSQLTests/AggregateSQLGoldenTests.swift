@@ -274,18 +274,27 @@ struct SearchSQLGoldenTests {
         let pg = SQLRenderer(dialect: .postgres).select(plain)
         #expect(pg.sql.contains("WHERE depot_search_vector(\"airports\".\"name\") @@ $1::tsquery"))
         #expect(pg.arguments.first == .text("('sao':* | '\u{1}sao':*)"))
-        // Relevance: a regular expression per ASCII token for ASCII rows, the server function otherwise.
+        // Relevance: a regular expression per ASCII token for ASCII rows; other rows by the server
+        // function, when a pattern says one of their words may equal a token.
         let ranked = SQLRenderer(dialect: .postgres).select(query)
         #expect(
             ranked.sql.contains(
                 "ORDER BY (CASE WHEN octet_length(\"airports\".\"name\") = char_length(\"airports\".\"name\") "
                     + "THEN (\"airports\".\"name\" ~* $2)::int + (\"airports\".\"name\" ~* $3)::int "
-                    + "ELSE depot_exact_words(\"airports\".\"name\", $4, false) END) DESC"))
+                    + "WHEN \"airports\".\"name\" ~ $5 THEN depot_exact_words(\"airports\".\"name\", $4, false) "
+                    + "ELSE 0 END) DESC"))
         #expect(
-            ranked.arguments.prefix(4) == [
+            ranked.arguments.prefix(5) == [
                 .text("'osl':* & 'gard':*"), .text("(^|[^a-zA-Z0-9])oslo([^a-zA-Z0-9]|$)"),
                 .text("(^|[^a-zA-Z0-9])gardermoen([^a-zA-Z0-9]|$)"), .text("oslo\u{1}gardermoen"),
+                .text(PostgresDialect.candidatePattern(["oslo", "gardermoen"], .caseInsensitive)),
             ])
+        // A token that is not ASCII: every row that is not ASCII is counted by the function.
+        let accented = SQLRenderer(dialect: .postgres).select(
+            SelectQuery(
+                table: TestAirport.schema.table, predicate: nil,
+                ordering: [Ordering<TestAirport>.relevance(\.name, to: "Tromsø").term]))
+        #expect(accented.sql.contains("ELSE depot_exact_words(\"airports\".\"name\", $1, false) END) DESC"))
         #expect(TextSearch.words(of: "Oslo Airport, Gardermoen — «OSL»") == ["oslo", "airport", "gardermoen", "osl"])
         #expect(TextSearch.tokens(of: "São  são SAO", .caseAndDiacriticInsensitive) == ["sao"])
     }

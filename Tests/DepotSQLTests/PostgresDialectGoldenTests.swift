@@ -20,6 +20,25 @@ struct PostgresDialectGoldenTests {
         #expect(statement.arguments == [.text("strasse")])
     }
 
+    @Test(
+        "the scalars a relevance candidate pattern reads hold every one of the BMP that folds to ASCII, a separator or nothing"
+    )
+    func foldedFormsAreComplete() {
+        let listed = Set(PostgresDialect.foldedForms.map(\.scalar))
+        var missing: [String] = []
+        for value in UInt32(1)...0xFFFF {
+            guard let scalar = Unicode.Scalar(value), !listed.contains(scalar) else { continue }
+            let text = String(scalar)
+            for image in [TextFolding.fold(text), TextFolding.foldIgnoringDiacritics(text)].map(\.unicodeScalars)
+            where Array(image) != [scalar]
+                && (image.isEmpty || image.contains { $0.isASCII || TextSearch.isSeparator($0) })
+            {
+                missing.append(String(value, radix: 16))
+            }
+        }
+        #expect(missing.isEmpty, "\(missing.prefix(20))")
+    }
+
     @Test("depot_fold is one inlinable SQL expression: ASCII lowered in C, then F replaces, one translate, NFC")
     func foldFunction() {
         let function = PostgresDialect.foldFunction
