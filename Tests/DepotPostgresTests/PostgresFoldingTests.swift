@@ -316,6 +316,17 @@ struct PostgresSearchIndexTests {
         }
     }
 
+    /// `text` as an SQL literal, quotes doubled scalar by scalar (a quote and a combining mark are
+    /// one Character).
+    static func literal(_ text: String) -> String {
+        var quoted = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted.append(scalar) }
+            quoted.append(scalar)
+        }
+        return "'" + String(quoted) + "'"
+    }
+
     @Test(
         "depot_search_vector holds TextSearch's words cut at 200 characters, and marked diacritic-free forms of non-ASCII text"
     )
@@ -336,16 +347,7 @@ struct PostgresSearchIndexTests {
                     (0..<length).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined())
             }
             func cut(_ word: String) -> String { PostgresDialect().indexedWord(word) }
-            // Quotes doubled scalar by scalar: a quote and a combining mark are one Character.
-            func literal(_ text: String) -> String {
-                var quoted = String.UnicodeScalarView()
-                for scalar in text.unicodeScalars {
-                    if scalar == "'" { quoted.append(scalar) }
-                    quoted.append(scalar)
-                }
-                return "'" + String(quoted) + "'"
-            }
-            let values = samples.enumerated().map { "(\($0.offset), \(literal($0.element)))" }
+            let values = samples.enumerated().map { "(\($0.offset), \(Self.literal($0.element)))" }
             let rows = try await PostgresTestServer.rawRows(
                 "SELECT n::text, coalesce(string_agg(w, ' ' ORDER BY w COLLATE \"C\"), '') FROM (VALUES "
                     + values.joined(separator: ", ") + ") AS v(n, s) LEFT JOIN LATERAL "
@@ -370,7 +372,7 @@ struct PostgresSearchIndexTests {
             }
             // depot_exact_words (the relevance of rows that are not ASCII) against TextSearch's.
             let tokens = ["sao", "são", "straße", "strasse", "e", "é", "oslo", "日本", "aeø"]
-            let list = literal(tokens.joined(separator: "\u{1}"))
+            let list = Self.literal(tokens.joined(separator: "\u{1}"))
             let exact = try await PostgresTestServer.rawRows(
                 "SELECT n::text, depot_exact_words(s, \(list), false)::text, depot_exact_words(s, \(list), true)::text "
                     + "FROM (VALUES " + values.joined(separator: ", ") + ") AS v(n, s) ORDER BY n",
@@ -410,15 +412,7 @@ struct PostgresSearchIndexTests {
             let table = TableDescription(
                 name: "v", entityName: "V", columns: [.init(name: "s", type: .text, isNullable: true)],
                 primaryKey: [])
-            func literal(_ text: String) -> String {
-                var quoted = String.UnicodeScalarView()
-                for scalar in text.unicodeScalars {
-                    if scalar == "'" { quoted.append(scalar) }
-                    quoted.append(scalar)
-                }
-                return "'" + String(quoted) + "'"
-            }
-            let values = samples.enumerated().map { "(\($0.offset), \(literal($0.element)))" } + ["(-1, NULL)"]
+            let values = samples.enumerated().map { "(\($0.offset), \(Self.literal($0.element)))" } + ["(-1, NULL)"]
             for tokens in queries {
                 for matching in [TextMatching.caseInsensitive, .caseAndDiacriticInsensitive] {
                     var arguments = ArgumentList(dialect: PostgresDialect())
@@ -426,7 +420,7 @@ struct PostgresSearchIndexTests {
                     // The arguments inline, last first ($10 before $1).
                     for (index, value) in arguments.values.enumerated().reversed() {
                         guard case .text(let text) = value else { Issue.record("\(value)"); continue }
-                        count = count.replacingOccurrences(of: "$\(index + 1)", with: literal(text))
+                        count = count.replacingOccurrences(of: "$\(index + 1)", with: Self.literal(text))
                     }
                     let rows = try await PostgresTestServer.rawRows(
                         "SELECT n::text, \(count)::text FROM (VALUES " + values.joined(separator: ", ")
