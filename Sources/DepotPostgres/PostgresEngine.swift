@@ -504,7 +504,8 @@ public final class PostgresEngine: SQLEngine {
             abandonable: abandonable, body)
     }
 
-    /// How often a call in flight looks at its connection (see ``leased(client:address:timeout:pool:answerWithin:abandonable:_:)``).
+    /// How often the calls in flight are looked at (``CallWatch``; see
+    /// ``leased(client:address:timeout:pool:answerWithin:abandonable:_:)``).
     static let closeCheck = Duration.milliseconds(250)
 
     /// Runs `body` on a connection of `client`'s pool, failing with a `.connection` error naming
@@ -513,9 +514,10 @@ public final class PostgresEngine: SQLEngine {
     /// `.connection` error after that long (the replicas' checks: a replica that stops answering
     /// must not hold its check forever).
     ///
-    /// `body` runs in a task of its own. When it is `abandonable` (it borrows nothing from its
-    /// caller's frame: reads), a call whose connection has closed under it fails with `.connection`,
-    /// two ``closeCheck``s later at most, even when PostgresNIO never answers it: PostgresNIO 1.33
+    /// `body` runs in a task of its own, and ``CallWatch`` looks at the call while it is in flight.
+    /// When it is `abandonable` (it borrows nothing from its caller's frame: reads), a call whose
+    /// connection has closed under it fails with `.connection`, three ``closeCheck``s later at most,
+    /// even when PostgresNIO never answers it: PostgresNIO 1.33
     /// drops a statement that reaches the channel after the channel closed (between Depot's look at
     /// `isClosed` and the write), and whoever awaits it would wait forever. Such a call is left
     /// behind, cancelled, holding what it captured. Otherwise (a transaction, whose body borrows
@@ -543,49 +545,15 @@ public final class PostgresEngine: SQLEngine {
                     outcome.resolve(.failure(error))
                 }
             }
-            let watch = Task {
-                var closedChecks = 0
-                while !Task.isCancelled {
-                    let isStarted = lease.isLent.load(ordering: .sequentiallyConsistent)
-                    var next = ContinuousClock.now + closeCheck
-                    if !isStarted { next = min(next, asked + timeout) }
-                    if let answerWithin { next = min(next, asked + answerWithin) }
-                    do { try await Task.sleep(until: next) } catch { return }
-                    let now = ContinuousClock.now
-                    let verdict: DepotError?
-                    if !lease.isLent.load(ordering: .sequentiallyConsistent) {
-                        verdict =
-                            now < asked + timeout
-                            ? nil
-                            : DepotError(
-                                .connection,
-                                "no connection to PostgreSQL at \(address) within \(timeout) (server down?)",
-                                underlying: NoConnectionInTime())
-                    } else if let answerWithin, now >= asked + answerWithin {
-                        verdict = DepotError(
-                            .connection, "no answer from PostgreSQL at \(address) within \(answerWithin)")
-                    } else if abandonable {
-                        closedChecks = lease.connection.withLock { $0?.isClosed == true } ? closedChecks + 1 : 0
-                        verdict =
-                            closedChecks < 2
-                            ? nil
-                            : DepotError(
-                                .connection,
-                                "lost the connection to PostgreSQL at \(address): it closed, and the call in flight "
-                                    + "was not answered")
-                    } else if answerWithin != nil {
-                        verdict = nil
-                    } else {
-                        return  // lent, with nothing left to watch
-                    }
-                    if let verdict {
-                        outcome.resolve(.failure(verdict))
-                        work.cancel()
-                        return
-                    }
-                }
-            }
-            defer { watch.cancel() }
+            let watched = CallWatch.shared.watch(
+                CallWatch.Call(
+                    asked: asked, timeout: timeout, answerWithin: answerWithin, abandonable: abandonable,
+                    address: address, lease: lease
+                ) { verdict in
+                    outcome.resolve(.failure(verdict))
+                    work.cancel()
+                })
+            defer { CallWatch.shared.end(watched) }
             let result: Result<T, any Error>
             do {
                 result = .success(
@@ -989,8 +957,128 @@ final class PoolMeters: Sendable {
 /// timeout (the server is down, or every connection is busy).
 struct NoConnectionInTime: Error {}
 
+/// The calls in flight on PostgreSQL pools, looked at by one task every
+/// ``PostgresEngine/closeCheck`` (sooner when a call's deadline comes first) while there are any
+/// (``PostgresEngine/leased(client:address:timeout:pool:answerWithin:abandonable:_:)``): a task and
+/// a timer per call cost each call about as much as its statement's own work in Depot.
+final class CallWatch: Sendable {
+    /// One call as the watch sees it.
+    struct Call: Sendable {
+        let asked: ContinuousClock.Instant
+        /// How long the call may wait for a connection.
+        let timeout: Duration
+        /// How long the whole call may take, if it is bounded.
+        let answerWithin: Duration?
+        /// Whether the call may be left behind when its connection closes under it.
+        let abandonable: Bool
+        let address: String
+        let lease: Lease
+        /// Ends the call with the watch's verdict.
+        let fail: @Sendable (DepotError) -> Void
+        /// How many looks in a row found its connection closed.
+        var closedChecks = 0
+    }
+
+    private struct State {
+        var calls: [UInt64: Call] = [:]
+        var next: UInt64 = 0
+        var isLooking = false
+    }
+    private let state = Mutex(State())
+
+    /// The watch every pool's calls share.
+    static let shared = CallWatch()
+
+    /// Starts watching `call`; returns what ``end(_:)`` takes.
+    func watch(_ call: Call) -> UInt64 {
+        let (id, start) = state.withLock { state in
+            state.next += 1
+            state.calls[state.next] = call
+            defer { state.isLooking = true }
+            return (state.next, !state.isLooking)
+        }
+        if start { Task.detached { await self.look() } }
+        return id
+    }
+
+    /// Stops watching a call (it ended).
+    func end(_ id: UInt64) {
+        _ = state.withLock { $0.calls.removeValue(forKey: id) }
+    }
+
+    /// Looks at the calls in flight until there are none.
+    private func look() async {
+        while true {
+            let wake = state.withLock { state -> ContinuousClock.Instant? in
+                guard !state.calls.isEmpty else {
+                    state.isLooking = false
+                    return nil
+                }
+                var wake = ContinuousClock.now + PostgresEngine.closeCheck
+                for call in state.calls.values {
+                    if !call.lease.isLent.load(ordering: .sequentiallyConsistent) {
+                        wake = min(wake, call.asked + call.timeout)
+                    }
+                    if let answerWithin = call.answerWithin { wake = min(wake, call.asked + answerWithin) }
+                }
+                return wake
+            }
+            guard let wake else { return }
+            try? await Task.sleep(until: wake)
+            let verdicts = state.withLock { state -> [(Call, DepotError)] in
+                let now = ContinuousClock.now
+                var verdicts: [(Call, DepotError)] = []
+                for (id, var call) in state.calls {
+                    switch Self.verdict(on: &call, at: now) {
+                    case .watching: state.calls[id] = call
+                    case .done: state.calls[id] = nil
+                    case .failed(let error):
+                        state.calls[id] = nil
+                        verdicts.append((call, error))
+                    }
+                }
+                return verdicts
+            }
+            for (call, error) in verdicts { call.fail(error) }
+        }
+    }
+
+    private enum Verdict {
+        case watching, done
+        case failed(DepotError)
+    }
+
+    /// What a look at `call` at `now` finds.
+    private static func verdict(on call: inout Call, at now: ContinuousClock.Instant) -> Verdict {
+        if !call.lease.isLent.load(ordering: .sequentiallyConsistent) {
+            guard now >= call.asked + call.timeout else { return .watching }
+            return .failed(
+                DepotError(
+                    .connection,
+                    "no connection to PostgreSQL at \(call.address) within \(call.timeout) (server down?)",
+                    underlying: NoConnectionInTime()))
+        }
+        if let answerWithin = call.answerWithin, now >= call.asked + answerWithin {
+            return .failed(
+                DepotError(.connection, "no answer from PostgreSQL at \(call.address) within \(answerWithin)"))
+        }
+        if call.abandonable {
+            let isClosed = call.lease.connection.withLock { $0?.isClosed == true }
+            call.closedChecks = isClosed ? call.closedChecks + 1 : 0
+            guard call.closedChecks >= 2 else { return .watching }
+            return .failed(
+                DepotError(
+                    .connection,
+                    "lost the connection to PostgreSQL at \(call.address): it closed, and the call in flight was "
+                        + "not answered"))
+        }
+        // Lent, with nothing left to watch but a bound on the whole call.
+        return call.answerWithin == nil ? .done : .watching
+    }
+}
+
 /// A call's connection, as its watch sees it (``PostgresEngine/leased``).
-private final class Lease: Sendable {
+final class Lease: Sendable {
     /// Set once a pooled connection is in hand (the connect timeout no longer applies).
     let isLent = Atomic(false)
     /// The connection lent, once it is: the watch looks whether it closed.
