@@ -53,6 +53,16 @@ struct ProgressDisplayTests {
         #expect(screen.take() == "", "a complete phase is not closed twice")
     }
 
+    @Test("a phase that ends before a hundredth of a second has passed states no rate")
+    func instantPhase() {
+        let screen = Screen()
+        let display = screen.display(.lines)
+        display.update(WorkProgress(phase: "4 search index", done: 0, total: 28_298, unit: "airports"))
+        _ = screen.take()
+        display.update(WorkProgress(phase: "4 search index", done: 28_298, total: 28_298, unit: "airports"))
+        #expect(screen.take() == "4 search index: 28,298 airports in 0.00 s\n")
+    }
+
     @Test("not on a terminal: a plain line every 2 s and one at each phase's end, without escapes")
     func lines() {
         let screen = Screen()

@@ -102,14 +102,16 @@ public final class ProgressDisplay: Sendable {
     }
 
     /// The line that closes a phase, `parsing: 28,298 rows in 0.41 s (69,020 rows/s)`; on a
-    /// terminal it replaces the bar.
+    /// terminal it replaces the bar. A phase shorter than the hundredths shown has no rate.
     private func final(_ progress: WorkProgress, since started: ContinuousClock.Instant, now: ContinuousClock.Instant)
         -> String
     {
-        let seconds = max((now - started).seconds, 1e-9)
-        let line =
+        let seconds = (now - started).seconds
+        var line =
             "\(progress.phase): \(Self.grouped(progress.done)) \(progress.unit) in " + String(format: "%.2f s", seconds)
-            + " (\(Self.grouped(Int(Double(progress.done) / seconds))) \(progress.unit)/s)"
+        if seconds >= 0.005 {
+            line += " (\(Self.grouped(Int(Double(progress.done) / seconds))) \(progress.unit)/s)"
+        }
         return style == .bar ? "\r" + line + "\u{1B}[K\n" : line + "\n"
     }
 
