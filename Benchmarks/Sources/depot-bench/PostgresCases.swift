@@ -367,7 +367,7 @@ struct PostgresCases: Sendable {
             }.value
         }
         // The pools stop whatever `compare` does, thrown errors included.
-        let results: Result<[BenchResult], any Error>
+        let results: Swift.Result<[BenchResult], any Error>
         do {
             results = .success(
                 try await compare(
