@@ -51,6 +51,16 @@ public final class PostgresEngine: SQLEngine {
         /// PostgresNIO's pool, a task and wake-ups on every call: about 0.05 ms (measured on a bare
         /// `PostgresClient`, `depot-bench --only "pg find by key"`: 0.46 against 0.41 ms a lookup).
         public var keepAliveInterval: Duration?
+        /// How long reads keep a pooled connection between them (with a pool of two or more):
+        /// a read that finds it free skips PostgresNIO's lease and return (about 0.1 ms a call,
+        /// `depot-bench --only "pg find by key"`). It goes back to the pool after this long without
+        /// a read, when it closes, or when the store closes, so nothing holds a connection open, or
+        /// reconnects, while nobody reads. Zero or less: every read leases from the pool.
+        ///
+        /// ```swift
+        /// configuration.keptReaderIdleTime = .zero  // many stores sharing a small server
+        /// ```
+        public var keptReaderIdleTime: Duration = .seconds(1)
         /// TLS for the connection (PostgresNIO's setting); plain TCP by default.
         public var tls: PostgresClient.Configuration.TLS = .disable
         /// Where and how much the store logs (`SQLLogging`); by default a logger labelled
@@ -231,8 +241,8 @@ public final class PostgresEngine: SQLEngine {
     /// The configuration the engine connects with.
     public let configuration: Configuration
     let client: PostgresClient
-    /// The connection kept for reads while they keep coming; none for a pool of one connection
-    /// (the writer's).
+    /// The connection kept for reads while they keep coming (``Configuration/keptReaderIdleTime``);
+    /// none for a pool of one connection (the writer's).
     let kept: KeptReader?
     private let runTask: Task<Void, Never>
     /// Whether the schema and functions are in place.
@@ -265,7 +275,9 @@ public final class PostgresEngine: SQLEngine {
         client = PostgresClient(
             configuration: Self.clientSettings(configuration, connections: configuration.maximumConnections),
             backgroundLogger: PostgresOperations.logger)
-        kept = configuration.maximumConnections >= 2 ? KeptReader() : nil
+        kept =
+            configuration.maximumConnections >= 2 && configuration.keptReaderIdleTime > .zero
+            ? KeptReader(idle: configuration.keptReaderIdleTime) : nil
         let client = client
         runTask = Task { await client.run() }
         if case .success(let replicas) = replicas, !replicas.isEmpty {
@@ -491,8 +503,11 @@ public final class PostgresEngine: SQLEngine {
             return try await leased(abandonable: retryingClosed, body)
         } catch let error as DepotError where retryingClosed && error.kind == .connection {
             // `leased` has already named the failure; the cause tells a stale connection apart.
+            // A session the server ended (57P01 `pg_terminate_backend`, 57P02 a crashed sibling)
+            // answers the next statement with its reason, if it reached the connection first.
             guard let cause = error.underlying as? PSQLError,
                 cause.code == .serverClosedConnection || cause.code == .clientClosedConnection
+                    || ["57P01", "57P02"].contains(cause.serverInfo?[.sqlState] ?? "")
             else { throw error }
             logging.logger.notice(
                 "PostgreSQL closed a pooled connection (a server restart?); reading again on a new one",
@@ -1111,21 +1126,29 @@ final class CallWatch: Sendable {
 /// store closes; so nothing keeps a connection open, or reconnects, while nobody reads.
 final class KeptReader: Sendable {
     /// How long the connection is kept without a read.
-    static let idle = Duration.seconds(1)
+    let idle: Duration
+
+    init(idle: Duration) {
+        self.idle = idle
+    }
 
     private struct State {
         var connection: PostgresConnection?
         var isBusy = false
         var lastUsed = ContinuousClock.now
         var isClosing = false
-        /// The holder, waiting for its next look.
-        var bell: CheckedContinuation<Void, Never>?
+        /// The holders waiting for their next look (two, briefly, when a closed connection's
+        /// holder has not seen yet that another took its place).
+        var bells: [CheckedContinuation<Void, Never>] = []
         /// Whether the bell rang while nobody waited.
         var rung = false
         /// Who waits in ``close()`` for the connection to go back.
         var closers: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
+
+    /// The connection kept now, if any.
+    var connection: PostgresConnection? { state.withLock { $0.connection } }
 
     /// The kept connection, now busy, if there is one and it is free and open.
     func take() -> PostgresConnection? {
@@ -1145,11 +1168,11 @@ final class KeptReader: Sendable {
         }
     }
 
-    /// Whether `connection`, just lent by the pool for a read, is now the kept one (when none is):
-    /// the caller then ``hold(_:)``s it.
+    /// Whether `connection`, just lent by the pool for a read, is now the kept one (when none is,
+    /// or the kept one closed): the caller then ``hold(_:)``s it.
     func adopt(_ connection: PostgresConnection) -> Bool {
         state.withLock { state in
-            guard state.connection == nil, !state.isClosing, !connection.isClosed else { return false }
+            guard state.connection?.isClosed ?? true, !state.isClosing, !connection.isClosed else { return false }
             state.connection = connection
             state.isBusy = false
             state.lastUsed = ContinuousClock.now
@@ -1170,7 +1193,7 @@ final class KeptReader: Sendable {
             await withCheckedContinuation { (bell: CheckedContinuation<Void, Never>) in
                 let rung = state.withLock { state in
                     defer { state.rung = false }
-                    if !state.rung { state.bell = bell }
+                    if !state.rung { state.bells.append(bell) }
                     return state.rung
                 }
                 if rung { bell.resume() }
@@ -1178,7 +1201,9 @@ final class KeptReader: Sendable {
             tick.cancel()
             let isCancelled = Task.isCancelled
             let closers = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
-                let isIdle = !state.isBusy && ContinuousClock.now - state.lastUsed >= Self.idle
+                // Closed, and another read's connection kept instead.
+                guard state.connection === connection else { return [] }
+                let isIdle = !state.isBusy && ContinuousClock.now - state.lastUsed >= idle
                 // A closed connection goes back even while a read is on it: that read fails, or
                 // is left behind by its watch.
                 guard isIdle || isCancelled || state.isClosing || connection.isClosed else { return nil }
@@ -1194,17 +1219,14 @@ final class KeptReader: Sendable {
         }
     }
 
-    /// Wakes the holder for a look.
+    /// Wakes the holders for a look.
     private func ring() {
-        let bell = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let bell = state.bell else {
-                state.rung = true
-                return nil
-            }
-            state.bell = nil
-            return bell
+        let bells = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            if state.bells.isEmpty { state.rung = true }
+            defer { state.bells = [] }
+            return state.bells
         }
-        bell?.resume()
+        for bell in bells { bell.resume() }
     }
 
     /// Gives the kept connection back to its pool, and keeps none after.

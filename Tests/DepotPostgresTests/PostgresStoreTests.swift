@@ -79,6 +79,50 @@ struct PostgresConfigurationTests {
         }
     }
 
+    @Test(
+        "reads that follow one another run on one kept connection; when the server ends it, the next read runs on another"
+    )
+    func keptReader() async throws {
+        try await PostgresTestServer.withStore { scratch in
+            // Kept for an hour between reads: a loaded machine may pause this task for seconds.
+            var configuration = scratch.configuration
+            configuration.keptReaderIdleTime = .seconds(3_600)
+            let store = PostgresStore(configuration: configuration)
+            try await withCleanup {
+                try await checkKeptReader(store)
+            } cleanup: {
+                await store.close()
+            }
+        }
+    }
+
+    func checkKeptReader(_ store: PostgresStore) async throws {
+        let airports = store.repository(TestAirport.self)
+        try await airports.insert(TestAirport.sample)
+        func backend() async throws -> StoredValue? {
+            try await store.rows(SQL(stringLiteral: "SELECT pg_backend_pid()::text")).rows.first?.first
+        }
+        let first = try #require(try await backend())
+        let kept = try #require(store.engine.kept?.connection)
+        for _ in 0..<20 {
+            #expect(try await airports.count() == TestAirport.sample.count)
+            #expect(try await backend() == first)
+            #expect(store.engine.kept?.connection === kept)
+        }
+        guard case .text(let pid) = first else { throw DepotError(.storage, "no backend pid: \(first)") }
+        let ended = try await PostgresTestServer.rawRows("SELECT pg_terminate_backend(\(pid))::text")
+        #expect(ended == [["true"]])
+        // The kept connection is gone: the read runs again on a new one, and that one is kept.
+        #expect(try await airports.count() == TestAirport.sample.count)
+        let second = try #require(try await backend())
+        #expect(second != first)
+        let replaced = try #require(store.engine.kept?.connection)
+        #expect(replaced !== kept && !replaced.isClosed)
+        #expect(try await backend() == second)
+        await store.close()
+        #expect(store.engine.kept?.connection == nil, "a closed store keeps no connection")
+    }
+
     @Test("a server nobody listens on gives a connection error naming its address")
     func unreachable() async throws {
         var configuration = PostgresStore.Configuration(host: "127.0.0.1", port: 9, username: "nobody")
