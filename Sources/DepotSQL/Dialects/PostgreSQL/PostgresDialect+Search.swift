@@ -139,22 +139,62 @@ extension PostgresDialect {
     /// (U+0387 to U+00B7) also ends a run. NFC composes marks onto letters, never into ASCII, so
     /// reading scalar by scalar misses no such word (`relevanceCandidatesAgree` checks it).
     package static func candidatePattern(_ tokens: [String], _ matching: TextMatching) -> String {
-        let letters = Set(tokens.flatMap(\.unicodeScalars))
-        var inWord = Set(letters.map(\.value))
-        var edges: Set<UInt32> = []
-        for form in foldedForms {
-            let image = matching == .caseAndDiacriticInsensitive ? form.plain : form.folded
-            if image.allSatisfy({ letters.contains($0) || TextSearch.isSeparator($0) }) {
-                inWord.insert(form.scalar.value)
-            }
-            if image.contains(where: TextSearch.isSeparator) { edges.insert(form.scalar.value) }
+        let alphabet = matching == .caseAndDiacriticInsensitive ? plainAlphabet : foldedAlphabet
+        var wanted = ASCIIMask()
+        var inWord = Set<UInt32>()
+        for scalar in tokens.joined().unicodeScalars {
+            inWord.insert(scalar.value)
+            wanted.insert(scalar)
         }
-        let edge = "[\(separatorRanges)\(Self.ranges(edges))]"
-        return "(^|\(edge))[\(Self.ranges(inWord))]+(\(edge)|$)"
+        for letter in alphabet.letters where letter.image.isSubset(of: wanted) { inWord.insert(letter.scalar) }
+        return "(^|\(alphabet.edge))[\(Self.ranges(inWord))]+(\(alphabet.edge)|$)"
     }
 
+    /// A set of ASCII scalars, as bits.
+    struct ASCIIMask: Sendable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+
+        mutating func insert(_ scalar: Unicode.Scalar) {
+            guard scalar.isASCII else { return }
+            if scalar.value < 64 { low |= 1 << scalar.value } else { high |= 1 << (scalar.value - 64) }
+        }
+
+        func isSubset(of other: ASCIIMask) -> Bool { low & ~other.low == 0 && high & ~other.high == 0 }
+    }
+
+    /// What ``candidatePattern(_:_:)`` reads of ``foldedForms`` for one way of comparing words:
+    /// the scalars whose form holds only ASCII and separators, with the ASCII (not separators) it
+    /// holds; and the bracket of scalars that end a run (separators, and scalars whose form holds
+    /// one).
+    struct CandidateAlphabet: Sendable {
+        let letters: [(scalar: UInt32, image: ASCIIMask)]
+        let edge: String
+
+        init(_ image: (Unicode.Scalar, [Unicode.Scalar], [Unicode.Scalar]) -> [Unicode.Scalar]) {
+            var letters: [(scalar: UInt32, image: ASCIIMask)] = []
+            var edges = Set<UInt32>()
+            for form in PostgresDialect.foldedForms {
+                let scalars = image(form.scalar, form.folded, form.plain)
+                if scalars.contains(where: TextSearch.isSeparator) { edges.insert(form.scalar.value) }
+                let kept = scalars.filter { !TextSearch.isSeparator($0) }
+                guard kept.allSatisfy(\.isASCII) else { continue }
+                var mask = ASCIIMask()
+                for scalar in kept { mask.insert(scalar) }
+                letters.append((form.scalar.value, mask))
+            }
+            self.letters = letters
+            edge = "[\(PostgresDialect.separatorRanges)\(PostgresDialect.ranges(edges))]"
+        }
+    }
+
+    /// The alphabet of words compared folded (``TextMatching/caseInsensitive``).
+    static let foldedAlphabet = CandidateAlphabet { _, folded, _ in folded }
+    /// The alphabet of words compared folded, without diacritics.
+    static let plainAlphabet = CandidateAlphabet { _, _, plain in plain }
+
     /// `values` as ranges of a regular expression's bracket.
-    private static func ranges(_ values: Set<UInt32>) -> String {
+    static func ranges(_ values: Set<UInt32>) -> String {
         func escape(_ value: UInt32) -> String { String(format: "\\u%04X", value) }
         var result = ""
         var sorted = values.sorted()[...]
