@@ -93,7 +93,7 @@ extension PostgresDialect {
     }
 
     /// The relevance order: how many of the row's words equal a token, most first, then the
-    /// text's length, shortest (and NULL) first (``searchRelevanceCount(_:_:_:_:_:)``).
+    /// text's length, shortest (and NULL) first.
     public func searchRelevance(
         _ column: String, _ tokens: [String], _ matching: TextMatching, _ table: TableDescription,
         _ arguments: inout ArgumentList
