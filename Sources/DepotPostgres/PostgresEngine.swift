@@ -51,7 +51,7 @@ public final class PostgresEngine: SQLEngine {
         /// PostgresNIO's pool, a task and wake-ups on every call: about 0.05 ms (measured on a bare
         /// `PostgresClient`, `depot-bench --only "pg find by key"`: 0.46 against 0.41 ms a lookup).
         public var keepAliveInterval: Duration?
-        /// How long reads keep a pooled connection between them (with a pool of two or more):
+        /// How long reads keep a pooled connection between them (with a pool of four or more):
         /// a read that finds it free skips PostgresNIO's lease and return (about 0.1 ms a call,
         /// `depot-bench --only "pg find by key"`). It goes back to the pool after this long without
         /// a read, when it closes, or when the store closes, so nothing holds a connection open, or
@@ -242,7 +242,8 @@ public final class PostgresEngine: SQLEngine {
     public let configuration: Configuration
     let client: PostgresClient
     /// The connection kept for reads while they keep coming (``Configuration/keptReaderIdleTime``);
-    /// none for a pool of one connection (the writer's).
+    /// none for a pool of fewer than four, where concurrent reads would wait for a writer while
+    /// it sits idle.
     let kept: KeptReader?
     private let runTask: Task<Void, Never>
     /// Whether the schema and functions are in place.
@@ -276,7 +277,7 @@ public final class PostgresEngine: SQLEngine {
             configuration: Self.clientSettings(configuration, connections: configuration.maximumConnections),
             backgroundLogger: PostgresOperations.logger)
         kept =
-            configuration.maximumConnections >= 2 && configuration.keptReaderIdleTime > .zero
+            configuration.maximumConnections >= 4 && configuration.keptReaderIdleTime > .zero
             ? KeptReader(idle: configuration.keptReaderIdleTime) : nil
         let client = client
         runTask = Task { await client.run() }

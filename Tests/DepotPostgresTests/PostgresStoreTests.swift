@@ -93,6 +93,11 @@ struct PostgresConfigurationTests {
             } cleanup: {
                 await store.close()
             }
+            // A pool of three keeps none: concurrent reads would wait for a writer while it idles.
+            configuration.maximumConnections = 3
+            let small = PostgresStore(configuration: configuration)
+            #expect(small.engine.kept == nil)
+            await small.close()
         }
     }
 

@@ -167,7 +167,8 @@ struct Cases {
     // MARK: 3. Local edits
 
     /// `edits` single-row updates, each its own transaction, through `engine.store` (the outbox
-    /// entry and the row's shadow recorded in the same transaction) against the same updates on
+    /// entry recorded in the same transaction; a local edit writes no shadow: its entry's base is
+    /// the server's row) against the same updates on
     /// the plain SQLiteStore. Both files hold the airports, written before the clock, and one
     /// untimed edit of another airport first (the tables each side writes exist and are checked).
     func localEdits(_ edits: Int) async throws -> BenchResult? {
