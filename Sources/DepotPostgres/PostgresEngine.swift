@@ -504,17 +504,22 @@ public final class PostgresEngine: SQLEngine {
             return try await leased(abandonable: retryingClosed, body)
         } catch let error as DepotError where retryingClosed && error.kind == .connection {
             // `leased` has already named the failure; the cause tells a stale connection apart.
-            // A session the server ended (57P01 `pg_terminate_backend`, 57P02 a crashed sibling)
-            // answers the next statement with its reason, if it reached the connection first.
-            guard let cause = error.underlying as? PSQLError,
-                cause.code == .serverClosedConnection || cause.code == .clientClosedConnection
-                    || ["57P01", "57P02"].contains(cause.serverInfo?[.sqlState] ?? "")
-            else { throw error }
+            guard let cause = error.underlying as? PSQLError, Self.isSessionGone(cause) else { throw error }
             logging.logger.notice(
-                "PostgreSQL closed a pooled connection (a server restart?); reading again on a new one",
+                "PostgreSQL closed a pooled connection or ended its session (a server restart?); reading again on a new one",
                 metadata: ["address": "\(configuration.address)", "error": "\(error.message)"])
             return try await leased(abandonable: true, body)
         }
+    }
+
+    /// Whether `failure` says the connection's session is over, so a read may run again on
+    /// another: the connection closed, or the server ended the session and its reason reached the
+    /// next statement first (57P01 `pg_terminate_backend` or a shutdown, 57P02 a crashed sibling).
+    /// A server error without a SQLSTATE is not such an answer.
+    static func isSessionGone(_ failure: PSQLError) -> Bool {
+        if failure.code == .serverClosedConnection || failure.code == .clientClosedConnection { return true }
+        guard failure.code == .server, let state = failure.serverInfo?[.sqlState] else { return false }
+        return state == "57P01" || state == "57P02"
     }
 
     private func leased<T: Sendable>(
